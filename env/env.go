@@ -1,0 +1,93 @@
+package env
+
+import (
+	"context"
+	"time"
+)
+
+// Production is the system environment every canvas has.
+const Production = "production"
+
+// ResourcePrompt is the only resource type environments belong to.
+const ResourcePrompt = "prompt"
+
+// Environment is a named deployment slot of a canvas.
+type Environment struct {
+	ID           string    `json:"id"`
+	Name         string    `json:"name"`
+	IsSystem     bool      `json:"isSystem"`
+	ResourceType string    `json:"resourceType"`
+	ResourceID   string    `json:"resourceId"`
+	WorkspaceID  string    `json:"workspaceId"`
+	CreatedBy    string    `json:"createdBy"`
+	CreatedAt    time.Time `json:"createdAt"`
+	// ActiveVersionID is the version the environment serves, or nil.
+	ActiveVersionID *string `json:"activeVersionId"`
+}
+
+// Publication is one entry of an environment's history: a version published
+// there. Seq numbers an environment's publications 1, 2, 3… in order, which
+// lets a history page be read by range in O(limit).
+type Publication struct {
+	PublicationID       string     `json:"publicationId"`
+	EnvironmentID       string     `json:"environmentId"`
+	EnvironmentName     string     `json:"environmentName"`
+	EnvironmentIsSystem bool       `json:"environmentIsSystem"`
+	VersionID           string     `json:"versionId"`
+	PromptID            string     `json:"promptId"`
+	Title               string     `json:"title"`
+	Promoted            *bool      `json:"promoted"`
+	Draft               *bool      `json:"draft"`
+	OriginVersionID     *string    `json:"originVersionId"`
+	VersionIndex        int        `json:"versionIndex"`
+	CreatedBy           string     `json:"createdBy"`
+	UpdatedBy           string     `json:"updatedBy"`
+	CreatedAt           *time.Time `json:"createdAt"`
+	UpdatedAt           *time.Time `json:"updatedAt"`
+	PublishedAt         time.Time  `json:"publishedAt"`
+	PublishedBy         string     `json:"publishedBy"`
+	UnpublishedAt       *time.Time `json:"unpublishedAt"`
+	IsActive            bool       `json:"isActive"`
+	Seq                 int64      `json:"-"`
+}
+
+// PublishParams says what to publish where.
+type PublishParams struct {
+	WorkspaceID string
+	CanvasID    string
+	// EnvName is an already validated name; production is created on
+	// demand, any other environment must exist.
+	EnvName   string
+	VersionID string
+	By        string
+}
+
+// Store is the persistence the env package consumes. Rows of another
+// workspace are NOT_FOUND.
+type Store interface {
+	// CreateEnvironment inserts a custom environment of a live canvas; a
+	// duplicate name on the same canvas is CONFLICT.
+	CreateEnvironment(ctx context.Context, e *Environment) error
+	GetEnvironment(ctx context.Context, workspaceID, id string) (*Environment, error)
+	// FindEnvironment returns the environment of a live canvas by name. For
+	// production it is created on demand; any other missing name is
+	// NOT_FOUND.
+	FindEnvironment(ctx context.Context, workspaceID, canvasID, name string) (*Environment, error)
+	// ListEnvironments returns a canvas' environments, production first,
+	// then by name.
+	ListEnvironments(ctx context.Context, workspaceID, canvasID string) ([]*Environment, error)
+	// DeleteEnvironment removes a custom environment and its history;
+	// production is CONFLICT.
+	DeleteEnvironment(ctx context.Context, workspaceID, id string) error
+
+	// Publish makes the version the active publication of the environment
+	// in one transaction: the replaced publication gets unpublishedAt, and
+	// the new one the next Seq. When the version is already active nothing
+	// changes and created is false. The version must be a live version of
+	// the canvas.
+	Publish(ctx context.Context, p PublishParams) (pub *Publication, created bool, err error)
+	// ListPublications returns one page of an environment's history, newest
+	// first, and the total count. It reads by Seq range, so its cost does
+	// not grow with offset.
+	ListPublications(ctx context.Context, workspaceID, envID string, limit, offset int) ([]*Publication, int, error)
+}

@@ -1,0 +1,4 @@
+package server
+
+func (s *Server) registerCanvasRoutes()  {}
+func (s *Server) registerProjectRoutes() {}

@@ -1,0 +1,66 @@
+package server
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+)
+
+// statusOf maps each error code to its HTTP status. Unknown codes are 500.
+var statusOf = map[string]int{
+	canvas.EBADREQUEST:        http.StatusBadRequest,
+	canvas.EINVALIDENVNAME:    http.StatusBadRequest,
+	canvas.EINVALIDCOMPATDATE: http.StatusBadRequest,
+	canvas.EUNAUTHORIZED:      http.StatusUnauthorized,
+	canvas.EFORBIDDEN:         http.StatusForbidden,
+	canvas.ENOTFOUND:          http.StatusNotFound,
+	canvas.EMETHODNOTALLOWED:  http.StatusMethodNotAllowed,
+	canvas.ECONFLICT:          http.StatusConflict,
+	canvas.EPAYLOADTOOLARGE:   http.StatusRequestEntityTooLarge,
+	canvas.EINVALID:           http.StatusUnprocessableEntity,
+	canvas.ERATELIMITED:       http.StatusTooManyRequests,
+	canvas.EINTERNAL:          http.StatusInternalServerError,
+	canvas.EPROVIDER:          http.StatusBadGateway,
+}
+
+// ErrorStatus returns the HTTP status for an error code.
+func ErrorStatus(code string) int {
+	if s, ok := statusOf[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// errorBody is the body of every error response.
+type errorBody struct {
+	Code      string          `json:"code"`
+	Message   string          `json:"message"`
+	Details   []canvas.Detail `json:"details,omitempty"`
+	RequestID string          `json:"requestId"`
+}
+
+// writeError writes err as the error body with its status. An internal
+// error is logged with its cause and the request id, and shown to the caller
+// only as a generic message.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code := canvas.ErrorCode(err)
+	status := ErrorStatus(code)
+	reqID := requestIDFrom(r.Context())
+	if status >= 500 && code != canvas.EPROVIDER {
+		s.logger.ErrorContext(r.Context(), "request failed",
+			slog.String("requestId", reqID), slog.String("method", r.Method),
+			slog.String("path", r.URL.Path), slog.Any("error", err))
+	}
+	var ce *canvas.Error
+	if code == canvas.EINTERNAL && !errors.As(err, &ce) {
+		err = canvas.Errorf(canvas.EINTERNAL, "Internal error.")
+	}
+	writeJSON(w, status, errorBody{
+		Code:      code,
+		Message:   canvas.ErrorMessage(err),
+		Details:   canvas.ErrorDetails(err),
+		RequestID: reqID,
+	})
+}

@@ -1,0 +1,144 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/server"
+	"github.com/promptcanvas/promptcanvas/store/sqlite"
+	"github.com/stretchr/testify/require"
+)
+
+// testEnv is a real server on a real SQLite database in a temp dir, with a
+// workspace and one API key per role.
+type testEnv struct {
+	t         testing.TB
+	URL       string
+	Store     *sqlite.DB
+	Workspace *canvas.Workspace
+	Admin     string
+	Editor    string
+	Viewer    string
+}
+
+// newTestEnv starts the server; everything is closed by t.Cleanup.
+func newTestEnv(t testing.TB) *testEnv {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "canvas.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+
+	h, err := server.New(server.Options{
+		Store:        db,
+		Canvases:     canvas.NewService(db),
+		Environments: env.NewService(db, db),
+		Auth:         server.NewAuthenticator(db),
+	})
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+
+	ws := &canvas.Workspace{Name: "test"}
+	require.NoError(t, db.CreateWorkspace(ctx, ws))
+	e := &testEnv{t: t, URL: srv.URL, Store: db, Workspace: ws}
+	e.Admin = e.Key(canvas.RoleAdmin)
+	e.Editor = e.Key(canvas.RoleEditor)
+	e.Viewer = e.Key(canvas.RoleViewer)
+	return e
+}
+
+// Key mints an API key of the env's workspace and returns its token.
+func (e *testEnv) Key(role canvas.Role, projects ...string) string {
+	return e.KeyIn(e.Workspace.ID, role, projects...)
+}
+
+// KeyIn mints an API key of another workspace.
+func (e *testEnv) KeyIn(workspaceID string, role canvas.Role, projects ...string) string {
+	e.t.Helper()
+	var p []string
+	if len(projects) > 0 {
+		p = projects
+	}
+	token, key := canvas.NewAPIKey(workspaceID, role, p)
+	require.NoError(e.t, e.Store.CreateAPIKey(context.Background(), key))
+	return token
+}
+
+// testResponse is what a request returned.
+type testResponse struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON unmarshals the body into v.
+func (r *testResponse) JSON(t testing.TB, v any) {
+	t.Helper()
+	require.NoError(t, json.Unmarshal(r.Body, v), "body: %s", r.Body)
+}
+
+// Map returns the body as a JSON object.
+func (r *testResponse) Map(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	r.JSON(t, &m)
+	return m
+}
+
+// Code returns the error code of an error body.
+func (r *testResponse) Code(t testing.TB) string {
+	t.Helper()
+	code, _ := r.Map(t)["code"].(string)
+	return code
+}
+
+// Do sends a request with token as the bearer (none when empty). body may be
+// nil, a string or []byte sent as it is, or any value sent as JSON. Every
+// request and response is validated against the OpenAPI document.
+func (e *testEnv) Do(method, path, token string, body any, headers ...string) *testResponse {
+	e.t.Helper()
+	var raw []byte
+	switch b := body.(type) {
+	case nil:
+	case string:
+		raw = []byte(b)
+	case []byte:
+		raw = b
+	default:
+		var err error
+		raw, err = json.Marshal(b)
+		require.NoError(e.t, err)
+	}
+	req, err := http.NewRequest(method, e.URL+path, bytes.NewReader(raw))
+	require.NoError(e.t, err)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(e.t, err)
+	defer resp.Body.Close()
+	respBody, err := io.ReadAll(resp.Body)
+	require.NoError(e.t, err)
+	out := &testResponse{Status: resp.StatusCode, Header: resp.Header, Body: respBody}
+	validateExchange(e.t, req, raw, out)
+	if resp.StatusCode >= 400 {
+		require.True(e.t, strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json"), "error responses are JSON")
+	}
+	return out
+}

@@ -1,0 +1,233 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/store"
+)
+
+// DefaultMaxBodyBytes bounds request bodies unless Options says otherwise.
+const DefaultMaxBodyBytes = 4 << 20
+
+// Options wires a Server. Store, Canvases and Environments are required.
+type Options struct {
+	Store        store.Store
+	Canvases     *canvas.Service
+	Environments *env.Service
+	// Auth turns a request's bearer token into a principal.
+	Auth *Authenticator
+	// Logger receives request logs; nil discards them.
+	Logger *slog.Logger
+	// MaxBodyBytes bounds request bodies (413 beyond); zero means
+	// DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+}
+
+// Server is the HTTP face of the service.
+type Server struct {
+	store        store.Store
+	canvases     *canvas.Service
+	environments *env.Service
+	auth         *Authenticator
+	logger       *slog.Logger
+	maxBody      int64
+	mux          *http.ServeMux
+	schemas      *schemaSet
+	// patterns lists every registered route, so that a test can check each
+	// one against the OpenAPI document.
+	patterns []string
+}
+
+// handlerFunc is the shape of every handler: errors are returned, and the
+// adapter writes them.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// New returns the service's http.Handler.
+func New(opts Options) (http.Handler, error) {
+	s := &Server{
+		store:        opts.Store,
+		canvases:     opts.Canvases,
+		environments: opts.Environments,
+		auth:         opts.Auth,
+		logger:       opts.Logger,
+		maxBody:      opts.MaxBodyBytes,
+		mux:          http.NewServeMux(),
+	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = DefaultMaxBodyBytes
+	}
+	schemas, err := loadSchemas()
+	if err != nil {
+		return nil, err
+	}
+	s.schemas = schemas
+
+	s.publicRoute("GET /healthz", s.handleHealth)
+	s.publicRoute("GET /openapi.json", s.handleOpenAPI)
+	s.registerCanvasRoutes()
+	s.registerProjectRoutes()
+	s.registerEnvironmentRoutes()
+	return s.middleware(s.mux), nil
+}
+
+// route registers an authenticated handler: the bearer token is checked
+// before h runs, and the principal is in the request context.
+func (s *Server) route(pattern string, h handlerFunc) {
+	s.patterns = append(s.patterns, pattern)
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.auth.Authenticate(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		r = r.WithContext(canvas.NewContext(r.Context(), p))
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+// publicRoute registers a handler that needs no authentication.
+func (s *Server) publicRoute(pattern string, h handlerFunc) {
+	s.patterns = append(s.patterns, pattern)
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+// middleware gives every request an id, recovers from panics, answers
+// unknown routes and wrong methods with the error body, and logs the
+// request.
+func (s *Server) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("X-Request-Id")
+		if !validRequestID(id) {
+			id = newRequestID()
+		}
+		w.Header().Set("X-Request-Id", id)
+		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.logger.ErrorContext(r.Context(), "panic", slog.String("requestId", id), slog.Any("panic", v))
+				if !sw.wrote {
+					s.writeError(sw, r, canvas.Errorf(canvas.EINTERNAL, "Internal error."))
+				}
+			}
+			s.logger.InfoContext(r.Context(), "request",
+				slog.String("requestId", id), slog.String("method", r.Method),
+				slog.String("path", r.URL.Path), slog.Int("status", sw.status),
+				slog.Duration("duration", time.Since(start)))
+		}()
+		if _, pattern := s.mux.Handler(r); pattern == "" {
+			s.notRouted(sw, r)
+			return
+		}
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// notRouted answers a request that matches no route: 405 with Allow when the
+// path exists under another method, 404 otherwise.
+func (s *Server) notRouted(w http.ResponseWriter, r *http.Request) {
+	h, _ := s.mux.Handler(r)
+	probe := &probeWriter{header: http.Header{}}
+	h.ServeHTTP(probe, r)
+	if probe.status == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", probe.header.Get("Allow"))
+		s.writeError(w, r, canvas.Errorf(canvas.EMETHODNOTALLOWED, "Method %s is not allowed on %s.", r.Method, r.URL.Path))
+		return
+	}
+	s.writeError(w, r, canvas.Errorf(canvas.ENOTFOUND, "No route for %s %s.", r.Method, r.URL.Path))
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.store.Ping(ctx); err != nil {
+		return canvas.Errorf(canvas.EINTERNAL, "Store unavailable.")
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return nil
+}
+
+type requestIDKey struct{}
+
+func requestIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+func newRequestID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// validRequestID accepts a caller's request id when it is short and plain.
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// statusWriter records the status a handler wrote, for the request log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush lets streamed responses through the wrapper.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// probeWriter captures what the mux's own fallback handler would answer.
+type probeWriter struct {
+	header http.Header
+	status int
+}
+
+func (p *probeWriter) Header() http.Header         { return p.header }
+func (p *probeWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (p *probeWriter) WriteHeader(code int)        { p.status = code }

@@ -1,0 +1,2 @@
+-- Foundation schema; written by the store owner.
+SELECT 1;

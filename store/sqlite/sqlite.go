@@ -1,0 +1,195 @@
+// Package sqlite is the embedded Store: SQLite through modernc.org/sqlite, a
+// pure-Go driver, so the service needs no cgo and no server.
+//
+// The database runs in WAL mode with synchronous=FULL, so that an
+// acknowledged write survives a crash or power loss. One connection writes
+// and a pool of connections reads, which matches SQLite's single-writer
+// model and keeps writers from failing with SQLITE_BUSY.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/store"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Compile-time check that DB implements the whole Store.
+var _ store.Store = (*DB)(nil)
+
+// DB is the SQLite store.
+type DB struct {
+	write *sql.DB // one connection: every transaction that writes
+	read  *sql.DB // a pool: reads
+
+	// Now is the clock; it is read once per transaction.
+	Now canvas.Clock
+	// NewID returns new ids.
+	NewID func() string
+}
+
+// Open opens (creating when missing) the database file at path and applies
+// every pending migration.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if path == "" {
+		return nil, fmt.Errorf("sqlite: empty path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	dsn := func(readOnly bool) string {
+		q := url.Values{}
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(FULL)")
+		q.Add("_pragma", "busy_timeout(10000)")
+		q.Add("_pragma", "foreign_keys(ON)")
+		q.Set("_txlock", "immediate")
+		if readOnly {
+			q.Add("_pragma", "query_only(ON)")
+		}
+		return "file:" + abs + "?" + q.Encode()
+	}
+	db := &DB{
+		Now:   func() time.Time { return time.Now().UTC() },
+		NewID: uuid.NewString,
+	}
+	if db.write, err = sql.Open("sqlite", dsn(false)); err != nil {
+		return nil, err
+	}
+	db.write.SetMaxOpenConns(1)
+	db.write.SetMaxIdleConns(1)
+	db.write.SetConnMaxLifetime(0)
+	if err := db.migrate(ctx); err != nil {
+		db.write.Close()
+		return nil, fmt.Errorf("sqlite: migrate: %w", err)
+	}
+	if db.read, err = sql.Open("sqlite", dsn(true)); err != nil {
+		db.write.Close()
+		return nil, err
+	}
+	n := max(4, runtime.NumCPU()*2)
+	db.read.SetMaxOpenConns(n)
+	db.read.SetMaxIdleConns(n)
+	return db, nil
+}
+
+// Close closes both connection pools.
+func (db *DB) Close() error {
+	return errors.Join(db.read.Close(), db.write.Close())
+}
+
+// Ping reports whether the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	var one int
+	return db.read.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
+// migrate applies, in name order, every embedded migration not yet recorded,
+// each in its own transaction with its record.
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
+		return err
+	}
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := db.migrateFile(ctx, name); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (db *DB) migrateFile(ctx context.Context, name string) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM migrations WHERE name = ?`, name).Scan(&n); err != nil {
+		return err
+	} else if n > 0 {
+		return nil
+	}
+	body, err := fs.ReadFile(migrationFS, name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO migrations (name, applied_at) VALUES (?, ?)`, name, formatTime(db.Now())); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Tx is a transaction with the time fixed once for all it writes.
+type Tx struct {
+	*sql.Tx
+	db  *DB
+	now time.Time
+}
+
+// beginWrite starts a transaction on the writer connection. Callers follow
+// the pattern: begin, defer Rollback, helpers taking *Tx, Commit.
+func (db *DB) beginWrite(ctx context.Context) (*Tx, error) {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, translate(err)
+	}
+	return &Tx{Tx: tx, db: db, now: db.Now().UTC()}, nil
+}
+
+// beginRead starts a read-only transaction on the reader pool, so that a
+// read of several statements sees one snapshot.
+func (db *DB) beginRead(ctx context.Context) (*Tx, error) {
+	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, translate(err)
+	}
+	return &Tx{Tx: tx, db: db, now: db.Now().UTC()}, nil
+}
+
+// translate turns driver errors into domain errors by SQLite result code,
+// never by message text: a unique or primary-key violation is CONFLICT,
+// sql.ErrNoRows is left for callers to name what was not found.
+func translate(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return &canvas.Error{Code: canvas.ECONFLICT, Message: "The resource already exists.", Err: err}
+		}
+	}
+	return err
+}
+
+// timeLayout is how timestamps are stored: UTC, fixed width, so that text
+// order is time order.
+const timeLayout = "2006-01-02T15:04:05.000000000Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func parseTime(s string) (time.Time, error) { return time.Parse(timeLayout, s) }

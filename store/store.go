@@ -1,0 +1,22 @@
+// Package store defines Store, the union of the store interfaces that the
+// domain packages declare. store/sqlite is the embedded implementation;
+// store/storetest is the conformance suite every implementation passes.
+package store
+
+import (
+	"context"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/env"
+)
+
+// Store is everything the service persists.
+type Store interface {
+	canvas.Store
+	env.Store
+
+	// Ping reports whether the store answers.
+	Ping(ctx context.Context) error
+	// Close releases the store's resources.
+	Close() error
+}
