@@ -4,7 +4,9 @@
 // The database runs in WAL mode with synchronous=FULL, so that an
 // acknowledged write survives a crash or power loss. One connection writes
 // and a pool of connections reads, which matches SQLite's single-writer
-// model and keeps writers from failing with SQLITE_BUSY.
+// model and keeps writers from failing with SQLITE_BUSY. Concurrent
+// publishes share commits (group commit, batch.go), so that publishing is
+// not capped by the disk's commit rate.
 package sqlite
 
 import (
@@ -18,6 +20,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -37,6 +40,19 @@ var _ store.Store = (*DB)(nil)
 type DB struct {
 	write *sql.DB // one connection: every transaction that writes
 	read  *sql.DB // a pool: reads
+
+	// writeStmts and readStmts hold the hot statements (stmts.go),
+	// prepared once per pool at Open; they are read-only afterwards.
+	writeStmts map[string]*sql.Stmt
+	readStmts  map[string]*sql.Stmt
+
+	// publishes feeds the group-commit batcher (see batch.go); stop ends
+	// it and batcherDone is closed when it has returned.
+	publishes   chan *publishRequest
+	stop        chan struct{}
+	batcherDone chan struct{}
+	closeOnce   sync.Once
+	closeErr    error
 
 	// Now is the clock; it is read once per transaction.
 	Now canvas.Clock
@@ -87,12 +103,50 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	n := max(4, runtime.NumCPU()*2)
 	db.read.SetMaxOpenConns(n)
 	db.read.SetMaxIdleConns(n)
+	if db.writeStmts, err = prepare(ctx, db.write, hotWrites()); err == nil {
+		db.readStmts, err = prepare(ctx, db.read, hotReads())
+	}
+	if err != nil {
+		db.read.Close()
+		db.write.Close()
+		return nil, fmt.Errorf("sqlite: prepare: %w", err)
+	}
+	db.startBatcher()
 	return db, nil
 }
 
-// Close closes both connection pools.
+// prepare prepares queries on pool. It runs before any transaction
+// exists: preparing on the writer pool inside a transaction would wait for
+// the one connection that transaction holds.
+func prepare(ctx context.Context, pool *sql.DB, queries []string) (map[string]*sql.Stmt, error) {
+	stmts := make(map[string]*sql.Stmt, len(queries))
+	for _, q := range queries {
+		s, err := pool.PrepareContext(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", q, err)
+		}
+		stmts[q] = s
+	}
+	return stmts, nil
+}
+
+// Close stops the publish batcher, after it has answered every publish it
+// took, then closes the statements and both connection pools. Calls after
+// the first return the first one's result.
 func (db *DB) Close() error {
-	return errors.Join(db.read.Close(), db.write.Close())
+	db.closeOnce.Do(func() {
+		close(db.stop)
+		<-db.batcherDone
+		var errs []error
+		for _, stmts := range []map[string]*sql.Stmt{db.writeStmts, db.readStmts} {
+			for _, s := range stmts {
+				errs = append(errs, s.Close())
+			}
+		}
+		errs = append(errs, db.read.Close(), db.write.Close())
+		db.closeErr = errors.Join(errs...)
+	})
+	return db.closeErr
 }
 
 // Ping reports whether the database answers.
@@ -148,8 +202,34 @@ func (db *DB) migrateFile(ctx context.Context, name string) error {
 // Tx is a transaction with the time fixed once for all it writes.
 type Tx struct {
 	*sql.Tx
-	db  *DB
-	now time.Time
+	db    *DB
+	now   time.Time
+	stmts map[string]*sql.Stmt // the pool's prepared hot statements
+}
+
+// exec runs a statement in the transaction, prepared when it is hot.
+func (tx *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if s := tx.stmts[q]; s != nil {
+		return tx.StmtContext(ctx, s).ExecContext(ctx, args...)
+	}
+	return tx.ExecContext(ctx, q, args...)
+}
+
+// query runs a query in the transaction, prepared when it is hot.
+func (tx *Tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if s := tx.stmts[q]; s != nil {
+		return tx.StmtContext(ctx, s).QueryContext(ctx, args...)
+	}
+	return tx.QueryContext(ctx, q, args...)
+}
+
+// queryRow runs a one-row query in the transaction, prepared when it is
+// hot.
+func (tx *Tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if s := tx.stmts[q]; s != nil {
+		return tx.StmtContext(ctx, s).QueryRowContext(ctx, args...)
+	}
+	return tx.QueryRowContext(ctx, q, args...)
 }
 
 // beginWrite starts a transaction on the writer connection. Callers follow
@@ -159,7 +239,7 @@ func (db *DB) beginWrite(ctx context.Context) (*Tx, error) {
 	if err != nil {
 		return nil, translate(err)
 	}
-	return &Tx{Tx: tx, db: db, now: db.Now().UTC()}, nil
+	return &Tx{Tx: tx, db: db, now: db.Now().UTC(), stmts: db.writeStmts}, nil
 }
 
 // beginRead starts a read-only transaction on the reader pool, so that a
@@ -169,18 +249,22 @@ func (db *DB) beginRead(ctx context.Context) (*Tx, error) {
 	if err != nil {
 		return nil, translate(err)
 	}
-	return &Tx{Tx: tx, db: db, now: db.Now().UTC()}, nil
+	return &Tx{Tx: tx, db: db, now: db.Now().UTC(), stmts: db.readStmts}, nil
 }
 
 // translate turns driver errors into domain errors by SQLite result code,
 // never by message text: a unique or primary-key violation is CONFLICT,
-// sql.ErrNoRows is left for callers to name what was not found.
+// a foreign-key violation (a reference to a row that does not exist) is
+// NOT_FOUND, and sql.ErrNoRows is left for callers to name what was not
+// found.
 func translate(err error) error {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
 			return &canvas.Error{Code: canvas.ECONFLICT, Message: "The resource already exists.", Err: err}
+		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+			return &canvas.Error{Code: canvas.ENOTFOUND, Message: "A referenced resource does not exist.", Err: err}
 		}
 	}
 	return err

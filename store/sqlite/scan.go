@@ -1,0 +1,158 @@
+package sqlite
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// timeCol scans a NOT NULL timestamp column into *t.
+type timeCol struct{ t *time.Time }
+
+// Scan implements sql.Scanner.
+func (c timeCol) Scan(src any) error {
+	s, ok := src.(string)
+	if !ok {
+		return fmt.Errorf("sqlite: timestamp column holds %T", src)
+	}
+	t, err := parseTime(s)
+	if err != nil {
+		return err
+	}
+	*c.t = t
+	return nil
+}
+
+// nullTimeCol scans a nullable timestamp column into *t, nil for NULL.
+type nullTimeCol struct{ t **time.Time }
+
+// Scan implements sql.Scanner.
+func (c nullTimeCol) Scan(src any) error {
+	if src == nil {
+		*c.t = nil
+		return nil
+	}
+	var t time.Time
+	if err := (timeCol{&t}).Scan(src); err != nil {
+		return err
+	}
+	*c.t = &t
+	return nil
+}
+
+// jsonCol scans a JSON text column into v; NULL leaves v as it is.
+type jsonCol struct{ v any }
+
+// Scan implements sql.Scanner.
+func (c jsonCol) Scan(src any) error {
+	switch s := src.(type) {
+	case nil:
+		return nil
+	case string:
+		return json.Unmarshal([]byte(s), c.v)
+	case []byte:
+		return json.Unmarshal(s, c.v)
+	}
+	return fmt.Errorf("sqlite: JSON column holds %T", src)
+}
+
+// rawCol scans a nullable JSON text column into a json.RawMessage, nil for
+// NULL.
+type rawCol struct{ v *json.RawMessage }
+
+// Scan implements sql.Scanner.
+func (c rawCol) Scan(src any) error {
+	switch s := src.(type) {
+	case nil:
+		*c.v = nil
+	case string:
+		*c.v = json.RawMessage(s)
+	case []byte:
+		*c.v = append(json.RawMessage(nil), s...)
+	default:
+		return fmt.Errorf("sqlite: JSON column holds %T", src)
+	}
+	return nil
+}
+
+// nullTime is the column value of an optional timestamp.
+func nullTime(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return formatTime(*t)
+}
+
+// nullString is the column value of an optional string.
+func nullString(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
+// nullRaw is the column value of an optional JSON document; an empty or
+// null document is NULL.
+func nullRaw(v json.RawMessage) any {
+	if len(v) == 0 || string(v) == "null" {
+		return nil
+	}
+	return string(v)
+}
+
+// jsonText encodes v as JSON column text.
+func jsonText(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+// idList encodes ids as a JSON array, the one parameter of an
+// "IN (SELECT value FROM json_each(?))" clause.
+func idList(ids []string) string {
+	if len(ids) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(ids)
+	return string(b)
+}
+
+// orEmpty returns s, or an empty non-nil slice for nil, so that arrays are
+// written as [] rather than null.
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// setList collects the assignments of an UPDATE statement.
+type setList struct {
+	cols []string
+	args []any
+}
+
+func (s *setList) add(col string, v any) {
+	s.cols = append(s.cols, col+" = ?")
+	s.args = append(s.args, v)
+}
+
+func (s *setList) sql() string { return strings.Join(s.cols, ", ") }
+
+// rowsOf scans every row with scan and closes rows.
+func rowsOf[T any](rows *sql.Rows, err error, scan func(*sql.Rows) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}

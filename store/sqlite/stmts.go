@@ -1,0 +1,33 @@
+package sqlite
+
+// Hot statements are prepared once per pool at Open, because parsing SQL
+// costs as much as running these statements; Tx.exec, Tx.query and
+// Tx.queryRow use the prepared form when a query's text is listed for the
+// transaction's pool. Each list holds only what runs on every call of a
+// hot path, since every Open pays for it.
+
+// hotWrites are the statements of a publish (see batch.go).
+func hotWrites() []string {
+	return []string{
+		`SAVEPOINT publish`,
+		qFindEnv,
+		qVersionOfCanvas,
+		qCloseActive,
+		qNextSeq,
+		qInsertPub,
+		qPubByID,
+		`RELEASE publish`,
+	}
+}
+
+// hotReads are the statements of a history page, a version read and an
+// API-key check.
+func hotReads() []string {
+	return []string{
+		qLastSeq,
+		qPubPage,
+		versionsQuery(versionByID),
+		qMessagesOfVersions,
+		qAPIKeyByHash,
+	}
+}
