@@ -1,7 +1,21 @@
 package canvas
 
-// Service is the canvas, version and message service. Its methods authorize
-// the principal of the context, validate their input, and call the Store.
+import (
+	"context"
+	"strings"
+)
+
+// Service is the canvas, version and message service, the in-process API
+// that the server and embedders call. Every method reads the Principal from
+// its context and authorizes it: viewer reads, editor writes canvases,
+// versions and messages, admin creates projects. Inputs are validated before
+// the Store is touched, and a VALIDATION error lists every problem with a
+// JSON pointer into the request body ("/json/title").
+//
+// Access follows Principal.CheckCanvas: a canvas of a project the principal
+// cannot reach is FORBIDDEN; another user's personal draft, or anything of
+// another workspace, is NOT_FOUND. Versions and messages inherit the access
+// of their canvas.
 type Service struct {
 	store Store
 }
@@ -9,4 +23,88 @@ type Service struct {
 // NewService returns a Service over store.
 func NewService(store Store) *Service {
 	return &Service{store: store}
+}
+
+// CreateProjectParams are the fields of a new project. The JSON names are
+// those of the request body of POST /projects.
+type CreateProjectParams struct {
+	// Name is required: at most 256 characters, trimmed.
+	Name string `json:"name"`
+}
+
+// CreateProject creates a project in the principal's workspace. It requires
+// the admin role.
+func (s *Service) CreateProject(ctx context.Context, params CreateProjectParams) (*Project, error) {
+	p, err := Authorize(ctx, RoleAdmin)
+	if err != nil {
+		return nil, err
+	}
+	var v validator
+	name := strings.TrimSpace(params.Name)
+	v.requiredTitle("/json/name", name)
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	proj := &Project{Name: name, WorkspaceID: p.WorkspaceID}
+	if err := s.store.CreateProject(ctx, proj); err != nil {
+		return nil, err
+	}
+	return proj, nil
+}
+
+// ListProjects returns the projects of the principal's workspace that the
+// principal can access, as the store orders them.
+func (s *Service) ListProjects(ctx context.Context) ([]*Project, error) {
+	p, err := Authorize(ctx, RoleViewer)
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.store.ListProjects(ctx, p.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Project, 0, len(all))
+	for _, proj := range all {
+		if p.CanAccessProject(proj.ID) {
+			out = append(out, proj)
+		}
+	}
+	return out, nil
+}
+
+// canvas returns a live canvas the principal may reach, with Favorited
+// filled for a principal with a user identity.
+func (s *Service) canvas(ctx context.Context, p *Principal, id string) (*Canvas, error) {
+	c, err := s.store.GetCanvas(ctx, p.WorkspaceID, id, p.UserID)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.CheckCanvas(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// version returns a live version whose canvas the principal may reach.
+func (s *Service) version(ctx context.Context, p *Principal, id string) (*Version, error) {
+	v, err := s.store.GetVersion(ctx, p.WorkspaceID, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.canvas(ctx, p, v.PromptID); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// project checks that a project exists in the principal's workspace (else
+// NOT_FOUND) and that the principal may reach it (else FORBIDDEN).
+func (s *Service) project(ctx context.Context, p *Principal, id string) error {
+	if _, err := s.store.GetProject(ctx, p.WorkspaceID, id); err != nil {
+		return err
+	}
+	if !p.CanAccessProject(id) {
+		return Errorf(EFORBIDDEN, "This token has no access to the project.")
+	}
+	return nil
 }

@@ -1,0 +1,271 @@
+package canvas
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// CreateVersionParams are the fields of a new version. The JSON names are
+// those of the request body of POST /prompt-version.
+type CreateVersionParams struct {
+	// PromptID is the canvas the version belongs to.
+	PromptID string `json:"promptId"`
+	// Title defaults to "Version N", N being one more than the highest
+	// position in the canvas' live history, or to "<origin title> (copy)"
+	// for a duplicate. At most 256 characters.
+	Title string `json:"title"`
+	// Configuration is the model configuration; nil means empty, or the
+	// origin's for a duplicate.
+	Configuration *Configuration `json:"configuration"`
+	// Variables are the variable definitions; nil means none, or the
+	// origin's for a duplicate (an empty non-nil slice means none).
+	Variables []Variable `json:"variables"`
+	// Draft marks the version as a draft; the default is false.
+	Draft bool `json:"draft"`
+	// OriginVersionID makes the version a duplicate of another live version
+	// of the same canvas.
+	OriginVersionID string `json:"originVersionId"`
+	// Message is an optional single message stored at index 0; its role
+	// defaults to system, which makes it the version's prompt. Nil means no
+	// message, or copies of the origin's messages for a duplicate.
+	Message *MessageInput `json:"message"`
+	// IsWorkflow marks a workflow version; it requires WorkflowSpec.
+	IsWorkflow bool `json:"isWorkflow"`
+	// WorkflowSpec is the author's workflow specification, stored as given.
+	WorkflowSpec json.RawMessage `json:"workflowSpec"`
+}
+
+// CreateVersion adds a version at the end of a canvas' history and returns
+// it as GetVersion does. It requires the editor role.
+//
+// A duplicate (OriginVersionID set) copies, field by field, what the caller
+// does not give: the origin's configuration when Configuration is nil, its
+// variables when Variables is nil, its messages when Message is nil, and its
+// workflow (isWorkflow, workflowSpec, graph) when the caller gives neither
+// IsWorkflow nor WorkflowSpec. The origin must be a live version of the same
+// canvas: NOT_FOUND when it does not exist, VALIDATION when it belongs to
+// another canvas.
+func (s *Service) CreateVersion(ctx context.Context, params CreateVersionParams) (*Version, error) {
+	p, err := Authorize(ctx, RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	var v validator
+	v.uuid("/json/promptId", params.PromptID)
+	if params.Title != "" {
+		v.requiredTitle("/json/title", params.Title)
+	}
+	var vars []Variable
+	if params.Variables != nil {
+		vars = v.variables("/json/variables", params.Variables)
+	}
+	var msg *Message
+	if in := params.Message; in != nil {
+		role := in.Role
+		if role == "" {
+			role = RoleSystem
+		}
+		if in.ID != "" {
+			v.uuid("/json/message/id", in.ID)
+		}
+		v.role("/json/message/role", role)
+		msg = &Message{ID: in.ID, Role: role, Content: in.Content, MarkdownContent: in.MarkdownContent,
+			CreatedBy: p.Actor(), UpdatedBy: p.Actor()}
+	}
+	if params.OriginVersionID != "" {
+		v.uuid("/json/originVersionId", params.OriginVersionID)
+	}
+	spec := params.WorkflowSpec
+	if isNull(spec) {
+		spec = nil
+	}
+	if params.IsWorkflow && spec == nil {
+		v.add("/json/workflowSpec", "is required when isWorkflow is true")
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	if _, err := s.canvas(ctx, p, params.PromptID); err != nil {
+		return nil, err
+	}
+
+	ver := &Version{
+		PromptID:     params.PromptID,
+		Title:        params.Title,
+		Variables:    vars,
+		Draft:        params.Draft,
+		WorkspaceID:  p.WorkspaceID,
+		IsWorkflow:   params.IsWorkflow,
+		WorkflowSpec: spec,
+		CreatedBy:    p.Actor(),
+		UpdatedBy:    p.Actor(),
+		Messages:     []Message{},
+	}
+	if params.Configuration != nil {
+		ver.Configuration = *params.Configuration
+	}
+	if msg != nil {
+		ver.Messages = []Message{*msg}
+	}
+	if params.OriginVersionID != "" {
+		if err := s.duplicate(ctx, p, ver, params); err != nil {
+			return nil, err
+		}
+	}
+	if ver.Variables == nil {
+		ver.Variables = []Variable{}
+	}
+	if ver.Title == "" {
+		if ver.Title, err = s.nextTitle(ctx, p, params.PromptID); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.store.CreateVersion(ctx, ver); err != nil {
+		return nil, err
+	}
+	return s.store.GetVersion(ctx, p.WorkspaceID, ver.ID)
+}
+
+// duplicate fills ver with what the caller left out, from its origin.
+func (s *Service) duplicate(ctx context.Context, p *Principal, ver *Version, params CreateVersionParams) error {
+	origin, err := s.store.GetVersion(ctx, p.WorkspaceID, params.OriginVersionID)
+	if err != nil {
+		return err
+	}
+	if origin.PromptID != params.PromptID {
+		return Invalid("Request failed validation.", Detail{Path: "/json/originVersionId",
+			Message: "must be a version of the same prompt"})
+	}
+	ver.OriginVersionID = &origin.ID
+	if ver.Title == "" {
+		ver.Title = truncateRunes(origin.Title+" (copy)", MaxTitleLength)
+	}
+	if params.Configuration == nil {
+		ver.Configuration = origin.Configuration
+	}
+	if params.Variables == nil {
+		ver.Variables = origin.Variables
+	}
+	if params.Message == nil {
+		ver.Messages = make([]Message, 0, len(origin.Messages))
+		for _, m := range origin.Messages {
+			ver.Messages = append(ver.Messages, Message{Role: m.Role, Content: m.Content,
+				MarkdownContent: m.MarkdownContent, Index: m.Index, CreatedBy: p.Actor(), UpdatedBy: p.Actor()})
+		}
+	}
+	if !params.IsWorkflow && ver.WorkflowSpec == nil {
+		ver.IsWorkflow, ver.WorkflowSpec, ver.Graph = origin.IsWorkflow, origin.WorkflowSpec, origin.Graph
+	}
+	return nil
+}
+
+// nextTitle returns "Version N" for the next version of a canvas, N being
+// one more than the highest position in its live history.
+func (s *Service) nextTitle(ctx context.Context, p *Principal, canvasID string) (string, error) {
+	versions, err := s.store.ListVersions(ctx, p.WorkspaceID, canvasID)
+	if err != nil {
+		return "", err
+	}
+	n := 0
+	for _, v := range versions {
+		n = max(n, v.VersionIndex)
+	}
+	return fmt.Sprintf("Version %d", n+1), nil
+}
+
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return strings.TrimSpace(string(r[:n]))
+}
+
+// GetVersion returns a live version, with its live messages ordered by
+// index and its prompt (the system message at index 0) as content. It
+// requires the viewer role.
+func (s *Service) GetVersion(ctx context.Context, id string) (*Version, error) {
+	p, err := Authorize(ctx, RoleViewer)
+	if err != nil {
+		return nil, err
+	}
+	return s.version(ctx, p, id)
+}
+
+// ListVersionsParams select the versions ListVersions returns.
+type ListVersionsParams struct {
+	// PromptID is the canvas whose history is listed; required.
+	PromptID string
+}
+
+// ListVersions returns the live versions of a canvas in history order. It
+// requires the viewer role.
+func (s *Service) ListVersions(ctx context.Context, params ListVersionsParams) ([]*Version, error) {
+	p, err := Authorize(ctx, RoleViewer)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.canvas(ctx, p, params.PromptID); err != nil {
+		return nil, err
+	}
+	return s.store.ListVersions(ctx, p.WorkspaceID, params.PromptID)
+}
+
+// UpdateVersion applies a partial update to a version and returns it. It
+// requires the editor role. ConfigurationPatch must be a JSON object and is
+// merged key by key (RFC 7386); Messages replaces every message, each role
+// defaulting to system; Promoted true publishes the version to production.
+func (s *Service) UpdateVersion(ctx context.Context, id string, upd VersionUpdate) (*Version, error) {
+	p, err := Authorize(ctx, RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	var v validator
+	if upd.Title != nil {
+		v.requiredTitle("/json/title", *upd.Title)
+	}
+	if upd.ConfigurationPatch != nil {
+		v.object("/json/configuration", upd.ConfigurationPatch)
+	}
+	if upd.Variables != nil {
+		vars := v.variables("/json/variables", *upd.Variables)
+		upd.Variables = &vars
+	}
+	if upd.Messages != nil {
+		msgs := make([]MessageInput, len(*upd.Messages))
+		for i, m := range *upd.Messages {
+			if m.Role == "" {
+				m.Role = RoleSystem
+			}
+			path := fmt.Sprintf("/json/messages/%d", i)
+			if m.ID != "" {
+				v.uuid(path+"/id", m.ID)
+			}
+			v.message(path, m.Role, m.Index)
+			msgs[i] = m
+		}
+		upd.Messages = &msgs
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	if _, err := s.version(ctx, p, id); err != nil {
+		return nil, err
+	}
+	return s.store.UpdateVersion(ctx, p.WorkspaceID, id, upd, p.Actor())
+}
+
+// DeleteVersion soft-deletes a version. It requires the editor role; a
+// version that an environment serves is CONFLICT.
+func (s *Service) DeleteVersion(ctx context.Context, id string) error {
+	p, err := Authorize(ctx, RoleEditor)
+	if err != nil {
+		return err
+	}
+	if _, err := s.version(ctx, p, id); err != nil {
+		return err
+	}
+	return s.store.DeleteVersion(ctx, p.WorkspaceID, id, p.Actor())
+}
