@@ -51,6 +51,16 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 // New returns the service's http.Handler.
 func New(opts Options) (http.Handler, error) {
+	s, err := newServer(opts)
+	if err != nil {
+		return nil, err
+	}
+	return s.middleware(s.mux), nil
+}
+
+// newServer builds the Server with every route registered; New wraps it in
+// the middleware.
+func newServer(opts Options) (*Server, error) {
 	s := &Server{
 		store:        opts.Store,
 		canvases:     opts.Canvases,
@@ -77,7 +87,7 @@ func New(opts Options) (http.Handler, error) {
 	s.registerCanvasRoutes()
 	s.registerProjectRoutes()
 	s.registerEnvironmentRoutes()
-	return s.middleware(s.mux), nil
+	return s, nil
 }
 
 // route registers an authenticated handler: the bearer token is checked
