@@ -1,22 +1,150 @@
 package server
 
 import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rsa"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
+	"os"
 	"strings"
+	"time"
 
+	"github.com/go-jose/go-jose/v4"
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/promptcanvas/promptcanvas/canvas"
 )
 
+// DefaultJWTLeeway is the clock skew allowed when checking a JWT's exp, nbf
+// and iat, unless WithJWTLeeway says otherwise.
+const DefaultJWTLeeway = 30 * time.Second
+
 // Authenticator turns a request's bearer token into a principal. A UUID-form
-// token is an API key, looked up by its hash; anything else is a JWT.
+// token is an API key, looked up by its hash; anything else is a JWT,
+// verified against the configured HS256 secrets and JWKS keys. Without any
+// JWT configuration every JWT is refused.
 type Authenticator struct {
-	store canvas.Store
+	store  canvas.Store
+	logger *slog.Logger
+	now    func() time.Time
+	leeway time.Duration
+	issuer string
+	aud    string
+
+	// secrets are the HS256 keys; a token without a kid of a JWKS key is
+	// checked against them.
+	secrets []jwt.VerificationKey
+	// jwks maps a key id to the key and its one accepted algorithm.
+	jwks map[string]jwksKey
+
+	secretParser *jwt.Parser
+}
+
+// jwksKey is a public key of the JWKS with the algorithm pinned for it and
+// a parser that accepts that algorithm alone.
+type jwksKey struct {
+	alg    string
+	key    any
+	parser *jwt.Parser
+}
+
+// AuthOption configures an Authenticator.
+type AuthOption func(*Authenticator)
+
+// WithJWTSecret accepts JWTs signed with HS256 and the given secret. It may
+// be given several times, to rotate secrets; empty secrets are ignored.
+func WithJWTSecret(secret []byte) AuthOption {
+	return func(a *Authenticator) {
+		if len(secret) > 0 {
+			a.secrets = append(a.secrets, secret)
+		}
+	}
+}
+
+// WithJWKS accepts JWTs whose kid names a key of set, signed with that key's
+// algorithm only. Load a set with LoadJWKSFile, which checks its keys.
+func WithJWKS(set *JWKS) AuthOption {
+	return func(a *Authenticator) {
+		if set == nil {
+			return
+		}
+		for kid, k := range set.keys {
+			a.jwks[kid] = jwksKey{alg: k.alg, key: k.key}
+		}
+	}
+}
+
+// WithJWTIssuer requires the iss claim of every JWT to equal iss.
+func WithJWTIssuer(iss string) AuthOption {
+	return func(a *Authenticator) { a.issuer = iss }
+}
+
+// WithJWTAudience requires the aud claim of every JWT to contain aud.
+func WithJWTAudience(aud string) AuthOption {
+	return func(a *Authenticator) { a.aud = aud }
+}
+
+// WithJWTLeeway sets the clock skew allowed on exp, nbf and iat.
+func WithJWTLeeway(d time.Duration) AuthOption {
+	return func(a *Authenticator) { a.leeway = d }
+}
+
+// WithAuthClock sets the clock JWT times are checked against.
+func WithAuthClock(now func() time.Time) AuthOption {
+	return func(a *Authenticator) { a.now = now }
+}
+
+// WithAuthLogger receives, at debug level, why a JWT was refused; the
+// caller only ever learns that the token is invalid or expired.
+func WithAuthLogger(l *slog.Logger) AuthOption {
+	return func(a *Authenticator) { a.logger = l }
 }
 
 // NewAuthenticator returns an Authenticator that checks API keys against
-// store.
-func NewAuthenticator(store canvas.Store) *Authenticator {
-	return &Authenticator{store: store}
+// store, and JWTs as the options configure.
+func NewAuthenticator(store canvas.Store, opts ...AuthOption) *Authenticator {
+	a := &Authenticator{
+		store:  store,
+		logger: slog.New(slog.DiscardHandler),
+		now:    time.Now,
+		leeway: DefaultJWTLeeway,
+		jwks:   map[string]jwksKey{},
+	}
+	for _, opt := range opts {
+		opt(a)
+	}
+	a.secretParser = a.newParser("HS256")
+	for kid, k := range a.jwks {
+		k.parser = a.newParser(k.alg)
+		a.jwks[kid] = k
+	}
+	return a
+}
+
+// newParser returns a parser that accepts alg alone and checks the
+// registered claims: exp required, nbf and iat honoured, and the issuer and
+// audience when configured.
+func (a *Authenticator) newParser(alg string) *jwt.Parser {
+	opts := []jwt.ParserOption{
+		jwt.WithValidMethods([]string{alg}),
+		jwt.WithExpirationRequired(),
+		jwt.WithIssuedAt(),
+		jwt.WithLeeway(a.leeway),
+		jwt.WithTimeFunc(a.now),
+		jwt.WithStrictDecoding(),
+	}
+	if a.issuer != "" {
+		opts = append(opts, jwt.WithIssuer(a.issuer))
+	}
+	if a.aud != "" {
+		opts = append(opts, jwt.WithAudience(a.aud))
+	}
+	return jwt.NewParser(opts...)
 }
 
 // Authenticate returns the principal of the request's bearer token, or
@@ -29,7 +157,7 @@ func (a *Authenticator) Authenticate(r *http.Request) (*canvas.Principal, error)
 	if canvas.IsAPIKeyToken(token) {
 		return a.apiKey(r, token)
 	}
-	return nil, unauthorized()
+	return a.jwt(r.Context(), token)
 }
 
 func (a *Authenticator) apiKey(r *http.Request, token string) (*canvas.Principal, error) {
@@ -50,6 +178,192 @@ func (a *Authenticator) apiKey(r *http.Request, token string) (*canvas.Principal
 	}, nil
 }
 
+// tokenClaims are the claims a JWT must carry.
+type tokenClaims struct {
+	jwt.RegisteredClaims
+	WorkspaceID string `json:"workspace_id"`
+	Role        string `json:"role"`
+	// Projects restricts the token to these projects; absent or null means
+	// every project of the workspace, and an empty array none.
+	Projects []string `json:"projects"`
+}
+
+// jwt verifies a JWT and returns its principal. Every failure, whatever the
+// check that failed, is the same UNAUTHORIZED; the reason goes to the debug
+// log only. The workspace must exist.
+func (a *Authenticator) jwt(ctx context.Context, token string) (*canvas.Principal, error) {
+	claims, err := a.verify(token)
+	if err != nil {
+		a.logger.DebugContext(ctx, "jwt refused", slog.String("reason", err.Error()))
+		return nil, invalidToken()
+	}
+	ok, err := a.workspaceExists(ctx, claims.WorkspaceID)
+	if err != nil {
+		return nil, err
+	} else if !ok {
+		a.logger.DebugContext(ctx, "jwt refused", slog.String("reason", "unknown workspace"))
+		return nil, invalidToken()
+	}
+	return &canvas.Principal{
+		WorkspaceID: claims.WorkspaceID,
+		UserID:      claims.Subject,
+		Role:        canvas.Role(claims.Role),
+		Projects:    claims.Projects,
+	}, nil
+}
+
+// verify checks the token's signature with the key its kid names (a JWKS
+// key) or else with the HS256 secrets, each with its algorithm pinned, then
+// its times and claims.
+func (a *Authenticator) verify(token string) (*tokenClaims, error) {
+	kid, err := tokenKeyID(token)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		parser *jwt.Parser
+		key    any
+	)
+	if k, ok := a.jwks[kid]; ok && kid != "" {
+		parser, key = k.parser, k.key
+	} else if len(a.secrets) > 0 {
+		parser, key = a.secretParser, jwt.VerificationKeySet{Keys: a.secrets}
+	} else {
+		return nil, errors.New("no key for the token")
+	}
+	claims := &tokenClaims{}
+	_, err = parser.ParseWithClaims(token, claims, func(*jwt.Token) (any, error) { return key, nil })
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case claims.Subject == "":
+		return nil, errors.New("missing sub")
+	case claims.WorkspaceID == "":
+		return nil, errors.New("missing workspace_id")
+	case !canvas.Role(claims.Role).Valid():
+		return nil, errors.New("missing or unknown role")
+	}
+	return claims, nil
+}
+
+// tokenKeyID returns the kid of a JWT's header, unverified, to choose the
+// key that will verify it.
+func tokenKeyID(token string) (string, error) {
+	head, _, ok := strings.Cut(token, ".")
+	if !ok {
+		return "", errors.New("malformed token")
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(head)
+	if err != nil {
+		return "", errors.New("malformed token header")
+	}
+	var h struct {
+		Kid any `json:"kid"`
+	}
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return "", errors.New("malformed token header")
+	}
+	kid, _ := h.Kid.(string)
+	return kid, nil
+}
+
+// workspaceExists reports whether a workspace with that id exists.
+func (a *Authenticator) workspaceExists(ctx context.Context, id string) (bool, error) {
+	all, err := a.store.ListWorkspaces(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, w := range all {
+		if w.ID == id {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// JWKS is a checked set of public keys that verify JWTs: each has a kid and
+// exactly one accepted algorithm.
+type JWKS struct {
+	keys map[string]jwksKey
+}
+
+// LoadJWKSFile reads a JSON Web Key Set (RFC 7517) from path. Every key must
+// have a unique kid and be an RSA or EC key; its algorithm is the key's alg
+// when given (RS256, RS384, RS512, PS256, PS384, PS512, or the ES algorithm
+// of its curve), else RS256 for RSA and the curve's ES algorithm for EC.
+// Private keys are reduced to their public half; symmetric keys are refused,
+// so that a public key can never be used as an HMAC secret.
+func LoadJWKSFile(path string) (*JWKS, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("jwks: %w", err)
+	}
+	return ParseJWKS(raw)
+}
+
+// ParseJWKS is LoadJWKSFile on the file's contents.
+func ParseJWKS(raw []byte) (*JWKS, error) {
+	var set jose.JSONWebKeySet
+	if err := json.Unmarshal(raw, &set); err != nil {
+		return nil, fmt.Errorf("jwks: %w", err)
+	}
+	if len(set.Keys) == 0 {
+		return nil, errors.New("jwks: no keys")
+	}
+	out := &JWKS{keys: map[string]jwksKey{}}
+	for i, k := range set.Keys {
+		if k.KeyID == "" {
+			return nil, fmt.Errorf("jwks: key %d has no kid", i)
+		}
+		if _, dup := out.keys[k.KeyID]; dup {
+			return nil, fmt.Errorf("jwks: duplicate kid %q", k.KeyID)
+		}
+		if k.Use != "" && k.Use != "sig" {
+			return nil, fmt.Errorf("jwks: key %q is not a signing key", k.KeyID)
+		}
+		pub := k.Public()
+		if !pub.Valid() {
+			return nil, fmt.Errorf("jwks: key %q is not an RSA or EC key", k.KeyID)
+		}
+		alg, err := keyAlgorithm(pub.Key, k.Algorithm)
+		if err != nil {
+			return nil, fmt.Errorf("jwks: key %q: %w", k.KeyID, err)
+		}
+		out.keys[k.KeyID] = jwksKey{alg: alg, key: pub.Key}
+	}
+	return out, nil
+}
+
+// keyAlgorithm returns the one algorithm a public key verifies: alg when it
+// fits the key, else the key type's default.
+func keyAlgorithm(key any, alg string) (string, error) {
+	switch k := key.(type) {
+	case *rsa.PublicKey:
+		switch alg {
+		case "":
+			return "RS256", nil
+		case "RS256", "RS384", "RS512", "PS256", "PS384", "PS512":
+			return alg, nil
+		}
+	case *ecdsa.PublicKey:
+		want := map[elliptic.Curve]string{
+			elliptic.P256(): "ES256",
+			elliptic.P384(): "ES384",
+			elliptic.P521(): "ES512",
+		}[k.Curve]
+		if want == "" {
+			return "", errors.New("unsupported curve")
+		}
+		if alg == "" || alg == want {
+			return want, nil
+		}
+	default:
+		return "", errors.New("only RSA and EC keys are supported")
+	}
+	return "", fmt.Errorf("algorithm %q does not fit the key", alg)
+}
+
 // bearerToken returns the token of an "Authorization: Bearer" header.
 func bearerToken(r *http.Request) (string, bool) {
 	h := r.Header.Get("Authorization")
@@ -63,4 +377,8 @@ func bearerToken(r *http.Request) (string, bool) {
 
 func unauthorized() error {
 	return canvas.Errorf(canvas.EUNAUTHORIZED, "Missing or invalid API key.")
+}
+
+func invalidToken() error {
+	return canvas.Errorf(canvas.EUNAUTHORIZED, "Invalid or expired token.")
 }

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/store/sqlite"
+)
+
+const keysUsage = `Usage:
+  canvasd keys create --workspace NAME --role viewer|editor|admin [--project ID]... [--data DIR]
+  canvasd keys list [--workspace NAME] [--data DIR]
+  canvasd keys revoke KEY_ID [--data DIR]
+`
+
+// keys manages API keys in the database of the data directory. It works
+// while a server runs on the same data: SQLite in WAL mode lets both write.
+func keys(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, keysUsage)
+		return errUsage
+	}
+	switch args[0] {
+	case "create":
+		return keysCreate(ctx, args[1:], getenv, stdout, stderr)
+	case "list":
+		return keysList(ctx, args[1:], getenv, stdout, stderr)
+	case "revoke":
+		return keysRevoke(ctx, args[1:], getenv, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "canvasd keys: unknown command %q\n\n%s", args[0], keysUsage)
+	return errUsage
+}
+
+// stringList is a flag that may be repeated.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// keysCreate creates an API key and prints its token alone on the first
+// line of stdout. The workspace is created when missing; every project must
+// exist in it.
+func keysCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var (
+		cfg       config
+		workspace string
+		role      string
+		projects  stringList
+	)
+	fs := newFlagSet("canvasd keys create", stderr)
+	cfg.dataFlag(fs, getenv)
+	fs.StringVar(&workspace, "workspace", "", "`name` of the workspace (created when missing)")
+	fs.StringVar(&role, "role", "", "`role` of the key: viewer, editor or admin")
+	fs.Var(&projects, "project", "restrict the key to this project `id` (repeatable; default all projects)")
+	if err := noPositional(fs, args, stderr); err != nil {
+		return err
+	}
+	workspace = strings.TrimSpace(workspace)
+	if workspace == "" {
+		fmt.Fprintln(stderr, "canvasd keys create: --workspace is required")
+		return errUsage
+	}
+	if !canvas.Role(role).Valid() {
+		fmt.Fprintf(stderr, "canvasd keys create: --role must be viewer, editor or admin, not %q\n", role)
+		return errUsage
+	}
+
+	db, err := openData(ctx, cfg.Data, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ws, err := ensureWorkspace(ctx, db, workspace)
+	if err != nil {
+		return err
+	}
+	var restrict []string
+	for _, id := range projects {
+		if slices.Contains(restrict, id) {
+			continue
+		}
+		if _, err := db.GetProject(ctx, ws.ID, id); canvas.ErrorCode(err) == canvas.ENOTFOUND {
+			return fmt.Errorf("project %q not found in workspace %q", id, ws.Name)
+		} else if err != nil {
+			return err
+		}
+		restrict = append(restrict, id)
+	}
+	token, key := canvas.NewAPIKey(ws.ID, canvas.Role(role), restrict)
+	if err := db.CreateAPIKey(ctx, key); err != nil {
+		return fmt.Errorf("create key: %w", err)
+	}
+	fmt.Fprintln(stdout, token)
+	fmt.Fprintf(stderr, "created API key %s in workspace %q with role %s; the token above is shown only once\n",
+		key.ID, ws.Name, key.Role)
+	return nil
+}
+
+// ensureWorkspace returns the workspace with that name, creating it when
+// missing, also when another process creates it at the same moment.
+func ensureWorkspace(ctx context.Context, db *sqlite.DB, name string) (*canvas.Workspace, error) {
+	ws, err := db.GetWorkspaceByName(ctx, name)
+	if canvas.ErrorCode(err) != canvas.ENOTFOUND {
+		return ws, err
+	}
+	ws = &canvas.Workspace{Name: name}
+	if err := db.CreateWorkspace(ctx, ws); canvas.ErrorCode(err) == canvas.ECONFLICT {
+		return db.GetWorkspaceByName(ctx, name)
+	} else if err != nil {
+		return nil, fmt.Errorf("create workspace: %w", err)
+	}
+	return ws, nil
+}
+
+// keysList prints every API key as a table, oldest first.
+func keysList(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var (
+		cfg       config
+		workspace string
+	)
+	fs := newFlagSet("canvasd keys list", stderr)
+	cfg.dataFlag(fs, getenv)
+	fs.StringVar(&workspace, "workspace", "", "list only the keys of the workspace with this `name`")
+	if err := noPositional(fs, args, stderr); err != nil {
+		return err
+	}
+	db, err := openData(ctx, cfg.Data, false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	all, err := db.ListWorkspaces(ctx)
+	if err != nil {
+		return err
+	}
+	names := make(map[string]string, len(all))
+	var wsID string
+	for _, w := range all {
+		names[w.ID] = w.Name
+		if w.Name == workspace {
+			wsID = w.ID
+		}
+	}
+	if workspace != "" && wsID == "" {
+		return fmt.Errorf("workspace %q not found", workspace)
+	}
+	list, err := db.ListAPIKeys(ctx, wsID)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tWORKSPACE\tROLE\tPROJECTS\tCREATED\tREVOKED")
+	for _, k := range list {
+		projects := "all"
+		if k.Projects != nil {
+			projects = strings.Join(k.Projects, ",")
+		}
+		revoked := "-"
+		if k.RevokedAt != nil {
+			revoked = k.RevokedAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, names[k.WorkspaceID], k.Role, projects,
+			k.CreatedAt.UTC().Format(time.RFC3339), revoked)
+	}
+	return tw.Flush()
+}
+
+// keysRevoke revokes the API key with the given id; revoking a revoked key
+// is not an error.
+func keysRevoke(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var cfg config
+	fs := newFlagSet("canvasd keys revoke", stderr)
+	cfg.dataFlag(fs, getenv)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fmt.Fprint(stderr, "canvasd keys revoke: expected one KEY_ID\n\n"+keysUsage)
+		return errUsage
+	}
+	db, err := openData(ctx, cfg.Data, false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.RevokeAPIKey(ctx, pos[0]); canvas.ErrorCode(err) == canvas.ENOTFOUND {
+		return fmt.Errorf("API key %q not found", pos[0])
+	} else if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "revoked %s\n", pos[0])
+	return nil
+}
+
+// noPositional parses args and refuses positional arguments.
+func noPositional(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), pos[0])
+		return errUsage
+	}
+	return nil
+}
+
+// openData opens the database of the data directory. Only create may make
+// a new one; the other commands need an existing database.
+func openData(ctx context.Context, dir string, create bool) (*sqlite.DB, error) {
+	var path string
+	if create {
+		p, err := dataDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		path = p
+	} else {
+		path = filepath.Join(dir, "canvas.db")
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("no database in %s", dir)
+		}
+	}
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return db, nil
+}

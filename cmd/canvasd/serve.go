@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/server"
+	"github.com/promptcanvas/promptcanvas/store/sqlite"
+)
+
+// Server timeouts. WriteTimeout is left at zero so that streamed responses
+// may last; handlers that need a deadline set their own.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 5 * time.Minute
+	idleTimeout       = 2 * time.Minute
+	maxHeaderBytes    = 1 << 20
+	// shutdownTimeout bounds how long in-flight requests may run once
+	// shutdown has begun; what is still open then is closed.
+	shutdownTimeout = 30 * time.Second
+)
+
+// serve runs the reference server until ctx is cancelled, then stops
+// accepting connections, lets in-flight requests finish (at most
+// shutdownTimeout), and closes the store. On a new database it creates the
+// default workspace and prints its admin API key once.
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var cfg config
+	fs := newFlagSet("canvasd serve", stderr)
+	if err := cfg.serveFlags(fs, getenv); err != nil {
+		return err
+	}
+	if pos, err := parseArgs(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		fmt.Fprintf(stderr, "canvasd serve: unexpected argument %q\n", pos[0])
+		return errUsage
+	}
+	if cfg.BaseURL != "" {
+		if err := checkBaseURL(cfg.BaseURL); err != nil {
+			return err
+		}
+	}
+	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	authOpts, err := authOptions(cfg, logger)
+	if err != nil {
+		return err
+	}
+
+	dbPath, err := dataDir(cfg.Data)
+	if err != nil {
+		return err
+	}
+	db, err := sqlite.Open(ctx, dbPath)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", dbPath, err)
+	}
+	closeDB := sync.OnceValue(db.Close)
+	defer closeDB()
+
+	created, token, err := canvas.Bootstrap(ctx, db, cfg.BootstrapAPIKey)
+	if err != nil {
+		return err
+	}
+	if created {
+		logger.Info("new database: created the default workspace and its admin API key",
+			slog.String("workspace", canvas.DefaultWorkspaceName), slog.String("adminApiKey", token))
+		fmt.Fprintf(stdout, "admin API key: %s\n", token)
+	}
+
+	handler, err := server.New(server.Options{
+		Store:        db,
+		Canvases:     canvas.NewService(db),
+		Environments: env.NewService(db, db),
+		Auth:         server.NewAuthenticator(db, authOpts...),
+		Logger:       logger,
+	})
+	if err != nil {
+		return err
+	}
+
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	addr := ln.Addr().String()
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "http://" + addr
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	logger.Info("listening", slog.String("addr", addr), slog.String("baseUrl", cfg.BaseURL),
+		slog.String("data", cfg.Data), slog.Bool("jwt", cfg.JWTSecret != "" || cfg.JWKSFile != ""))
+	fmt.Fprintf(stdout, "listening on %s\n", addr)
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		logger.Warn("in-flight requests outlived the shutdown timeout; closing them", slog.Any("error", err))
+		srv.Close()
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		logger.Warn("server stopped", slog.Any("error", err))
+	}
+	if err := closeDB(); err != nil {
+		return fmt.Errorf("close store: %w", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// authOptions turns the JWT configuration into authenticator options: an
+// HS256 secret, a JWKS file, or both.
+func authOptions(cfg config, logger *slog.Logger) ([]server.AuthOption, error) {
+	opts := []server.AuthOption{server.WithAuthLogger(logger)}
+	if cfg.JWTSecret != "" {
+		opts = append(opts, server.WithJWTSecret([]byte(cfg.JWTSecret)))
+	}
+	if cfg.JWKSFile != "" {
+		set, err := server.LoadJWKSFile(cfg.JWKSFile)
+		if err != nil {
+			return nil, fmt.Errorf("CANVAS_JWKS_FILE: %w", err)
+		}
+		opts = append(opts, server.WithJWKS(set))
+	}
+	return opts, nil
+}
+
+// checkBaseURL requires an absolute http or https URL.
+func checkBaseURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("base URL %q is not an absolute http or https URL", raw)
+	}
+	return nil
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRun_Serve(t *testing.T) {
+	t.Parallel()
+
+	t.Run("Bootstrap", func(t *testing.T) {
+		t.Parallel()
+		dir := filepath.Join(t.TempDir(), "data")
+		key := uuid.NewString()
+		args := []string{"serve", "--addr", "127.0.0.1:0", "--data", dir}
+		d := startDaemon(t, args, map[string]string{"CANVAS_BOOTSTRAP_API_KEY": key})
+
+		printed, ok := d.Stdout.line("admin API key: ")
+		require.True(t, ok, "stdout: %s", d.Stdout)
+		assert.Equal(t, key, printed)
+		assert.Equal(t, http.StatusOK, d.get(t, "/healthz", ""))
+		assert.Equal(t, http.StatusOK, d.get(t, "/projects", key))
+		assert.Equal(t, http.StatusUnauthorized, d.get(t, "/projects", ""))
+
+		logged := false
+		for _, line := range strings.Split(strings.TrimSpace(d.Stderr.String()), "\n") {
+			var rec map[string]any
+			require.NoError(t, json.Unmarshal([]byte(line), &rec), "log lines are JSON: %s", line)
+			logged = logged || rec["adminApiKey"] == key
+		}
+		assert.True(t, logged, "the admin key is logged once: %s", d.Stderr)
+
+		info, err := os.Stat(dir)
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o700), info.Mode().Perm())
+		require.NoError(t, d.stop())
+
+		// A second start on the same data bootstraps nothing.
+		d = startDaemon(t, args, map[string]string{"CANVAS_BOOTSTRAP_API_KEY": uuid.NewString()})
+		_, ok = d.Stdout.line("admin API key: ")
+		assert.False(t, ok, "stdout: %s", d.Stdout)
+		assert.Equal(t, http.StatusOK, d.get(t, "/projects", key))
+		assert.NoError(t, d.stop())
+	})
+
+	t.Run("RandomKey", func(t *testing.T) {
+		t.Parallel()
+		d := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", t.TempDir()}, nil)
+		key, ok := d.Stdout.line("admin API key: ")
+		require.True(t, ok, "stdout: %s", d.Stdout)
+		assert.True(t, canvas.IsAPIKeyToken(key), "key %q is a UUID", key)
+		assert.Equal(t, http.StatusOK, d.get(t, "/projects", key))
+	})
+
+	t.Run("EnvFallback", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		d := startDaemon(t, nil, map[string]string{"CANVAS_ADDR": "127.0.0.1:0", "CANVAS_DATA": dir})
+		assert.Equal(t, http.StatusOK, d.get(t, "/healthz", ""))
+		assert.FileExists(t, filepath.Join(dir, "canvas.db"))
+	})
+
+	t.Run("FlagBeatsEnv", func(t *testing.T) {
+		t.Parallel()
+		envDir := filepath.Join(t.TempDir(), "env")
+		flagDir := filepath.Join(t.TempDir(), "flag")
+		d := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", flagDir}, map[string]string{
+			"CANVAS_ADDR": "unusable.invalid:1",
+			"CANVAS_DATA": envDir,
+		})
+		assert.Equal(t, http.StatusOK, d.get(t, "/healthz", ""))
+		assert.FileExists(t, filepath.Join(flagDir, "canvas.db"))
+		assert.NoDirExists(t, envDir)
+	})
+
+	t.Run("JWT", func(t *testing.T) {
+		t.Parallel()
+		secret := "an-hs256-secret-for-the-test-of-canvasd"
+		ecKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		require.NoError(t, err)
+		raw, err := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &ecKey.PublicKey, KeyID: "ec-1"}}})
+		require.NoError(t, err)
+		jwks := filepath.Join(t.TempDir(), "jwks.json")
+		require.NoError(t, os.WriteFile(jwks, raw, 0o600))
+
+		dir := t.TempDir()
+		d := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", dir}, map[string]string{
+			"CANVAS_JWT_SECRET": secret,
+			"CANVAS_JWKS_FILE":  jwks,
+		})
+		ws, err := openStore(t, dir).GetWorkspaceByName(context.Background(), canvas.DefaultWorkspaceName)
+		require.NoError(t, err)
+		claims := jwt.MapClaims{
+			"sub": "user-1", "workspace_id": ws.ID, "role": "viewer",
+			"exp": time.Now().Add(time.Hour).Unix(),
+		}
+		hs, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString([]byte(secret))
+		require.NoError(t, err)
+		es := jwt.NewWithClaims(jwt.SigningMethodES256, claims)
+		es.Header["kid"] = "ec-1"
+		esToken, err := es.SignedString(ecKey)
+		require.NoError(t, err)
+
+		assert.Equal(t, http.StatusOK, d.get(t, "/projects", hs))
+		assert.Equal(t, http.StatusOK, d.get(t, "/projects", esToken))
+		assert.Equal(t, http.StatusUnauthorized, d.get(t, "/projects", hs[:len(hs)-2]))
+	})
+
+	t.Run("GracefulShutdown", func(t *testing.T) {
+		t.Parallel()
+		key := uuid.NewString()
+		d := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", t.TempDir()},
+			map[string]string{"CANVAS_BOOTSTRAP_API_KEY": key})
+		addr := strings.TrimPrefix(d.URL, "http://")
+
+		// A request is in flight: its handler waits for the body, as the
+		// server's "100 Continue" shows.
+		conn, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		defer conn.Close()
+		body := `{"name": "made during shutdown"}`
+		_, err = fmt.Fprintf(conn, "POST /projects HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"+
+			"Content-Type: application/json\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", addr, key, len(body))
+		require.NoError(t, err)
+		replies := bufio.NewReader(conn)
+		resp, err := http.ReadResponse(replies, nil)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusContinue, resp.StatusCode)
+
+		d.cancel()
+		// The listener closes: new connections are refused.
+		deadline := time.Now().Add(waitLimit)
+		for {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				break
+			}
+			c.Close()
+			require.True(t, time.Now().Before(deadline), "the server kept accepting connections")
+			time.Sleep(10 * time.Millisecond)
+		}
+		select {
+		case <-d.finished:
+			t.Fatalf("run returned with a request in flight: %v", d.err)
+		default:
+		}
+
+		// The in-flight request completes, then run returns nil.
+		_, err = conn.Write([]byte(body))
+		require.NoError(t, err)
+		resp, err = http.ReadResponse(replies, nil)
+		require.NoError(t, err, "stderr: %s", d.Stderr)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusCreated, resp.StatusCode)
+		assert.NoError(t, d.result())
+		assert.Contains(t, d.Stderr.String(), `"msg":"stopped"`)
+	})
+}
