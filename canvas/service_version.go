@@ -12,9 +12,9 @@ import (
 type CreateVersionParams struct {
 	// PromptID is the canvas the version belongs to.
 	PromptID string `json:"promptId"`
-	// Title defaults to "Version N", N being one more than the highest
-	// position in the canvas' live history, or to "<origin title> (copy)"
-	// for a duplicate. At most 256 characters.
+	// Title defaults to "Version N", N being the version's position in the
+	// canvas history (VersionIndex), or to "<origin title> (copy)" for a
+	// duplicate. At most 256 characters.
 	Title string `json:"title"`
 	// Configuration is the model configuration; nil means empty, or the
 	// origin's for a duplicate.
@@ -117,11 +117,6 @@ func (s *Service) CreateVersion(ctx context.Context, params CreateVersionParams)
 	if ver.Variables == nil {
 		ver.Variables = []Variable{}
 	}
-	if ver.Title == "" {
-		if ver.Title, err = s.nextTitle(ctx, p, params.PromptID); err != nil {
-			return nil, err
-		}
-	}
 	if err := s.store.CreateVersion(ctx, ver); err != nil {
 		return nil, err
 	}
@@ -159,20 +154,6 @@ func (s *Service) duplicate(ctx context.Context, p *Principal, ver *Version, par
 		ver.IsWorkflow, ver.WorkflowSpec, ver.Graph = origin.IsWorkflow, origin.WorkflowSpec, origin.Graph
 	}
 	return nil
-}
-
-// nextTitle returns "Version N" for the next version of a canvas, N being
-// one more than the highest position in its live history.
-func (s *Service) nextTitle(ctx context.Context, p *Principal, canvasID string) (string, error) {
-	versions, err := s.store.ListVersions(ctx, p.WorkspaceID, canvasID)
-	if err != nil {
-		return "", err
-	}
-	n := 0
-	for _, v := range versions {
-		n = max(n, v.VersionIndex)
-	}
-	return fmt.Sprintf("Version %d", n+1), nil
 }
 
 func truncateRunes(s string, n int) string {

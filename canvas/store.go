@@ -15,6 +15,8 @@ import (
 type Store interface {
 	// CreateWorkspace inserts w; a duplicate name is CONFLICT.
 	CreateWorkspace(ctx context.Context, w *Workspace) error
+	// GetWorkspace returns the workspace with that id.
+	GetWorkspace(ctx context.Context, id string) (*Workspace, error)
 	// GetWorkspaceByName returns the workspace with that name.
 	GetWorkspaceByName(ctx context.Context, name string) (*Workspace, error)
 	// ListWorkspaces returns every workspace, oldest first.
@@ -44,8 +46,8 @@ type Store interface {
 	DeleteCanvas(ctx context.Context, workspaceID, id, by string) error
 
 	// CreateVersion inserts v and v.Messages in one transaction and assigns
-	// v.VersionIndex (the next position in the canvas history). The canvas
-	// must be live.
+	// v.VersionIndex (the next position in the canvas history); an empty
+	// Title becomes "Version N" for that position. The canvas must be live.
 	CreateVersion(ctx context.Context, v *Version) error
 	// GetVersion returns a live version of a live canvas, with its live
 	// messages ordered by index, Message set to messages[0], Content and

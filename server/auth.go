@@ -270,16 +270,14 @@ func tokenKeyID(token string) (string, error) {
 
 // workspaceExists reports whether a workspace with that id exists.
 func (a *Authenticator) workspaceExists(ctx context.Context, id string) (bool, error) {
-	all, err := a.store.ListWorkspaces(ctx)
-	if err != nil {
-		return false, err
+	_, err := a.store.GetWorkspace(ctx, id)
+	switch canvas.ErrorCode(err) {
+	case "":
+		return true, nil
+	case canvas.ENOTFOUND:
+		return false, nil
 	}
-	for _, w := range all {
-		if w.ID == id {
-			return true, nil
-		}
-	}
-	return false, nil
+	return false, err
 }
 
 // JWKS is a checked set of public keys that verify JWTs: each has a kid and

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
@@ -109,7 +110,8 @@ func getVersion(ctx context.Context, tx *Tx, workspaceID, id string) (*canvas.Ve
 // canvas, assigns v.VersionIndex from the canvas' counter, sets ids (when
 // empty) and timestamps, and fills v as GetVersion does. A client-supplied
 // message id already in use is CONFLICT; OriginVersionID, when set, must be
-// a live version of the same canvas.
+// a live version of the same canvas. An empty title becomes "Version N", N
+// being the assigned VersionIndex.
 func (db *DB) CreateVersion(ctx context.Context, v *canvas.Version) error {
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
@@ -135,6 +137,9 @@ func (db *DB) CreateVersion(ctx context.Context, v *canvas.Version) error {
 	}
 	if v.ID == "" {
 		v.ID = db.NewID()
+	}
+	if v.Title == "" {
+		v.Title = fmt.Sprintf("Version %d", index)
 	}
 	if v.UpdatedBy == "" {
 		v.UpdatedBy = v.CreatedBy

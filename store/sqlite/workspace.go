@@ -34,9 +34,20 @@ func scanWorkspace(r interface{ Scan(...any) error }) (*canvas.Workspace, error)
 	return &w, r.Scan(&w.ID, &w.Name, timeCol{&w.CreatedAt})
 }
 
+// GetWorkspace returns the workspace with that id.
+func (db *DB) GetWorkspace(ctx context.Context, id string) (*canvas.Workspace, error) {
+	return db.getWorkspace(ctx, "id", id)
+}
+
 // GetWorkspaceByName returns the workspace with that name.
 func (db *DB) GetWorkspaceByName(ctx context.Context, name string) (*canvas.Workspace, error) {
-	w, err := scanWorkspace(db.read.QueryRowContext(ctx, `SELECT `+workspaceCols+` FROM workspaces WHERE name = ?`, name))
+	return db.getWorkspace(ctx, "name", name)
+}
+
+// getWorkspace reads the workspace whose unique column ("id" or "name",
+// never caller input) equals value.
+func (db *DB) getWorkspace(ctx context.Context, column, value string) (*canvas.Workspace, error) {
+	w, err := scanWorkspace(db.read.QueryRowContext(ctx, `SELECT `+workspaceCols+` FROM workspaces WHERE `+column+` = ?`, value))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, canvas.NotFound("workspace")
 	}

@@ -56,6 +56,16 @@ func testVersions(t *testing.T, newStore func(t *testing.T) store.Store) {
 		assert.Nil(t, got.WorkflowSpec)
 		assert.Equal(t, got, v, "CreateVersion fills v as GetVersion does")
 	})
+	run(t, newStore, "EmptyTitleNamesThePosition", func(t *testing.T, f *fixture) {
+		c := f.Canvas("c", nil, "alice")
+		first := &canvas.Version{PromptID: c.ID, WorkspaceID: f.ws.ID, Title: "named", CreatedBy: "alice"}
+		require.NoError(t, f.s.CreateVersion(f.ctx, first))
+		require.NoError(t, f.s.DeleteVersion(f.ctx, f.ws.ID, first.ID, "alice"))
+		second := &canvas.Version{PromptID: c.ID, WorkspaceID: f.ws.ID, CreatedBy: "alice"}
+		require.NoError(t, f.s.CreateVersion(f.ctx, second))
+		assert.Equal(t, 2, second.VersionIndex, "positions are never reused")
+		assert.Equal(t, "Version 2", second.Title, "the default title names the position")
+	})
 	run(t, newStore, "EmptyVersionHasEmptyArrays", func(t *testing.T, f *fixture) {
 		c := f.Canvas("c", nil, "alice")
 		v := &canvas.Version{PromptID: c.ID, WorkspaceID: f.ws.ID, Title: "t", CreatedBy: "alice"}

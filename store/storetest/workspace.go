@@ -24,6 +24,13 @@ func testWorkspaces(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "DuplicateNameConflict", func(t *testing.T, f *fixture) {
 		requireCode(t, canvas.ECONFLICT, f.s.CreateWorkspace(f.ctx, &canvas.Workspace{Name: "acme"}))
 	})
+	run(t, newStore, "GetByID", func(t *testing.T, f *fixture) {
+		got, err := f.s.GetWorkspace(f.ctx, f.ws.ID)
+		require.NoError(t, err)
+		assert.Equal(t, "acme", got.Name)
+		_, err = f.s.GetWorkspace(f.ctx, missingID)
+		requireCode(t, canvas.ENOTFOUND, err)
+	})
 	run(t, newStore, "GetByNameNotFound", func(t *testing.T, f *fixture) {
 		_, err := f.s.GetWorkspaceByName(f.ctx, "nope")
 		requireCode(t, canvas.ENOTFOUND, err)
