@@ -1,3 +1,173 @@
 package server
 
-func (s *Server) registerEnvironmentRoutes() {}
+import (
+	"net/http"
+
+	"github.com/promptcanvas/promptcanvas/env"
+)
+
+// registerEnvironmentRoutes mounts the environment operations: custom
+// environments, publishing, the publication history and the served version.
+func (s *Server) registerEnvironmentRoutes() {
+	s.route("POST /environment", s.handleCreateEnvironment)
+	s.route("GET /environment", s.handleListEnvironments)
+	s.route("DELETE /environment/{id}", s.handleDeleteEnvironment)
+	s.route("POST /environment/publish", s.handlePublish)
+	s.route("GET /environment/versions", s.handleEnvironmentHistory)
+	s.route("GET /environment/version", s.handleEnvironmentVersion)
+}
+
+// createEnvironmentRequest is the body of POST /environment.
+type createEnvironmentRequest struct {
+	ResourceType string `json:"resourceType"`
+	ResourceID   string `json:"resourceId"`
+	Name         string `json:"name"`
+}
+
+// publishRequest is the body of POST /environment/publish.
+type publishRequest struct {
+	ResourceType string `json:"resourceType"`
+	ResourceID   string `json:"resourceId"`
+	EnvName      string `json:"envName"`
+	VersionID    string `json:"versionId"`
+}
+
+// handleCreateEnvironment creates a custom environment: 201 with it.
+func (s *Server) handleCreateEnvironment(w http.ResponseWriter, r *http.Request) error {
+	var req createEnvironmentRequest
+	if err := s.decodeJSON(r, "CreateEnvironmentRequest", &req); err != nil {
+		return err
+	}
+	e, err := s.environments.CreateEnvironment(r.Context(), env.CreateEnvironmentParams{
+		CanvasID: req.ResourceID,
+		Name:     req.Name,
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, e)
+	return nil
+}
+
+// handleListEnvironments lists a canvas' environments with the version each
+// one serves.
+func (s *Server) handleListEnvironments(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r)
+	q.Enum("resourceType", true, env.ResourcePrompt)
+	canvasID := q.UUID("resourceId", true)
+	if err := q.Err(); err != nil {
+		return err
+	}
+	envs, err := s.environments.ListEnvironments(r.Context(), canvasID)
+	if err != nil {
+		return err
+	}
+	if envs == nil {
+		envs = []*env.Environment{}
+	}
+	writeJSON(w, http.StatusOK, envs)
+	return nil
+}
+
+// handleDeleteEnvironment deletes a custom environment: 204.
+func (s *Server) handleDeleteEnvironment(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathUUID(r, "id")
+	if err != nil {
+		return err
+	}
+	if err := s.environments.DeleteEnvironment(r.Context(), id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// handlePublish publishes a version to an environment: 201 with the new
+// publication, or 200 with the active one when the version already was.
+func (s *Server) handlePublish(w http.ResponseWriter, r *http.Request) error {
+	var req publishRequest
+	if err := s.decodeJSON(r, "PublishRequest", &req); err != nil {
+		return err
+	}
+	pub, created, err := s.environments.Publish(r.Context(), env.PublishVersionParams{
+		CanvasID:  req.ResourceID,
+		EnvName:   req.EnvName,
+		VersionID: req.VersionID,
+	})
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, pub)
+	return nil
+}
+
+// handleEnvironmentHistory serves one page of an environment's publication
+// history in the pagination envelope, newest first.
+func (s *Server) handleEnvironmentHistory(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r)
+	canvasID, envName := environmentQuery(q)
+	limit := q.Int("limit", env.DefaultLimit)
+	offset := q.Int("offset", 0)
+	objectLinks := q.Bool("objectLinks", false)
+	if err := q.Err(); err != nil {
+		return err
+	}
+	page, err := s.environments.History(r.Context(), env.HistoryParams{
+		CanvasID: canvasID,
+		EnvName:  envName,
+		Limit:    limit,
+		Offset:   offset,
+	})
+	if err != nil {
+		return err
+	}
+	var lastRef *int64
+	if n := len(page.Items); n > 0 {
+		lastRef = &page.Items[n-1].Seq
+	}
+	writeJSON(w, http.StatusOK, newPage(page.Items, page.Total, lastRef, pageRequest{
+		Filters: []pageParam{
+			{"resourceType", env.ResourcePrompt},
+			{"resourceId", canvasID},
+			{"envName", page.Environment.Name},
+		},
+		Limit:       page.Limit,
+		Offset:      page.Offset,
+		ObjectLinks: objectLinks,
+	}))
+	return nil
+}
+
+// handleEnvironmentVersion serves the version an environment publishes, in
+// full.
+func (s *Server) handleEnvironmentVersion(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r)
+	canvasID, envName := environmentQuery(q)
+	if err := q.Err(); err != nil {
+		return err
+	}
+	v, err := s.environments.ActiveVersion(r.Context(), env.ActiveVersionParams{
+		CanvasID: canvasID,
+		EnvName:  envName,
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, v)
+	return nil
+}
+
+// environmentQuery reads the parameters that select an environment:
+// resourceType (only prompt), resourceId (a UUID) and envName, all required.
+// The name rules are checked by the env service, which answers 400 rather
+// than 422 for a name that breaks them.
+func environmentQuery(q *query) (canvasID, envName string) {
+	q.Enum("resourceType", true, env.ResourcePrompt)
+	canvasID = q.UUID("resourceId", true)
+	envName = q.String("envName", true)
+	return canvasID, envName
+}

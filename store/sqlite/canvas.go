@@ -93,9 +93,13 @@ func (db *DB) GetCanvas(ctx context.Context, workspaceID, id, userID string) (*c
 	return getCanvas(ctx, tx, workspaceID, id, userID)
 }
 
+// qCanvasByID reads a live canvas of a workspace; it is prepared at Open,
+// since every canvas-scoped request runs it.
+const qCanvasByID = `SELECT ` + canvasCols + ` FROM canvases c
+	WHERE c.id = ? AND c.workspace_id = ? AND c.deleted_at IS NULL`
+
 func getCanvas(ctx context.Context, tx *Tx, workspaceID, id, userID string) (*canvas.Canvas, error) {
-	c, err := scanCanvas(tx.queryRow(ctx, `SELECT `+canvasCols+` FROM canvases c
-		WHERE c.id = ? AND c.workspace_id = ? AND c.deleted_at IS NULL`, userID, id, workspaceID), userID)
+	c, err := scanCanvas(tx.queryRow(ctx, qCanvasByID, userID, id, workspaceID), userID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, canvas.NotFound("canvas")
 	}

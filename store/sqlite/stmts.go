@@ -20,8 +20,9 @@ func hotWrites() []string {
 	}
 }
 
-// hotReads are the statements of a history page, a version read and an
-// API-key check.
+// hotReads are the statements of a history page, a version read, an
+// API-key check, and the canvas and environment lookups every environment
+// read starts with.
 func hotReads() []string {
 	return []string{
 		qLastSeq,
@@ -29,5 +30,7 @@ func hotReads() []string {
 		versionsQuery(versionByID),
 		qMessagesOfVersions,
 		qAPIKeyByHash,
+		qCanvasByID,
+		qFindEnv,
 	}
 }
