@@ -1,0 +1,91 @@
+package webhook
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/promptcanvas/promptcanvas/queue"
+)
+
+// JobKind is the queue kind of a delivery job.
+const JobKind = "webhook.deliver"
+
+// ForwardPrefix marks request headers to forward to the webhook endpoint.
+const ForwardPrefix = "x-svc-forward-"
+
+// Event types.
+const (
+	EventCompletionSucceeded = "completion.succeeded"
+	EventCompletionFailed    = "completion.failed"
+	EventTaskSucceeded       = "task.succeeded"
+	EventTaskFailed          = "task.failed"
+)
+
+// Header is one header of a delivery; a list keeps the order they are sent
+// in.
+type Header struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Event is the body of a notification.
+type Event struct {
+	Type      string          `json:"type"`
+	Timestamp time.Time       `json:"timestamp"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// Delivery is one notification to send: it is the payload of a delivery job.
+// ID is the webhook-id header, the same for every attempt.
+type Delivery struct {
+	ID      string   `json:"id"`
+	URL     string   `json:"url"`
+	Headers []Header `json:"headers"`
+	Event   Event    `json:"event"`
+}
+
+// ForwardedHeaders returns the request headers whose names start with
+// x-svc-forward-, with the prefix removed and the names lowercased, sorted
+// by name so that the order is stable. Headers with an empty name after the
+// prefix are dropped.
+func ForwardedHeaders(h http.Header) []Header {
+	var out []Header
+	for name, values := range h {
+		lower := strings.ToLower(name)
+		if !strings.HasPrefix(lower, ForwardPrefix) || len(lower) == len(ForwardPrefix) {
+			continue
+		}
+		for _, v := range values {
+			out = append(out, Header{Name: lower[len(ForwardPrefix):], Value: v})
+		}
+	}
+	sortHeaders(out)
+	return out
+}
+
+func sortHeaders(hs []Header) {
+	slices.SortStableFunc(hs, func(a, b Header) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// NewJob returns the queue job that delivers d, serving the record refID of
+// the workspace. The caller writes it in the same transaction as the change
+// that caused the notification.
+func NewJob(workspaceID, refID string, d Delivery) (*queue.Job, error) {
+	payload, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	return &queue.Job{WorkspaceID: workspaceID, Kind: JobKind, RefID: refID, Payload: payload, MaxAttempts: len(RetrySchedule()) + 1}, nil
+}
+
+// RetrySchedule returns the delay before each retry of a failed delivery
+// (Standard Webhooks' schedule: about a day in all); jitter is added to each.
+func RetrySchedule() []time.Duration {
+	return []time.Duration{
+		5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour,
+		10 * time.Hour, 14 * time.Hour, 20 * time.Hour, 24 * time.Hour,
+	}
+}
