@@ -97,6 +97,17 @@ func TestServer_Errors(t *testing.T) {
 		assert.Equal(t, canvas.EINVALID, b.Code)
 		assert.Equal(t, []canvas.Detail{{Path: "/json/name", Message: "is required"}}, b.Details)
 	})
+	t.Run("ValidationGoType", func(t *testing.T) {
+		// 1.0 is an integer to JSON Schema but not to encoding/json: the
+		// detail names the field without Go's own error text.
+		canvasID := mustCreate(t, e, "/prompt", e.Admin, map[string]any{
+			"title": "c", "projectId": mustCreate(t, e, "/projects", e.Admin, map[string]any{"name": "go-type"})["id"]})["id"]
+		versionID := mustCreate(t, e, "/prompt-version", e.Admin, map[string]any{"promptId": canvasID})["id"]
+		r := e.Do(http.MethodPost, "/prompt-version-message", e.Admin,
+			`{"promptVersionId":"`+versionID.(string)+`","role":"system","content":"hi","index":1.0}`)
+		require.Equal(t, http.StatusUnprocessableEntity, r.Status)
+		assert.Equal(t, []canvas.Detail{{Path: "/json/index", Message: "has the wrong type"}}, readError(t, r).Details)
+	})
 	t.Run("ValidationQuery", func(t *testing.T) {
 		r := e.Do(http.MethodGet, "/prompt-version", e.Admin, nil)
 		require.Equal(t, http.StatusUnprocessableEntity, r.Status)

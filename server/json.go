@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 )
@@ -45,7 +46,17 @@ func (s *Server) decodeJSON(r *http.Request, schema string, dst any) error {
 		return err
 	}
 	if err := json.Unmarshal(body, dst); err != nil {
-		return canvas.Invalid("Request body does not match the expected shape.", canvas.Detail{Path: "/json", Message: err.Error()})
+		return canvas.Invalid("Request body failed validation.", unmarshalDetail(err))
 	}
 	return nil
+}
+
+// unmarshalDetail names the field a value that passed the schema but does not
+// fit its Go type (1.5 for an integer, say) without echoing Go's own text.
+func unmarshalDetail(err error) canvas.Detail {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Field != "" {
+		return canvas.Detail{Path: "/json/" + strings.ReplaceAll(typeErr.Field, ".", "/"), Message: "has the wrong type"}
+	}
+	return canvas.Detail{Path: "/json", Message: "does not match the expected shape"}
 }
