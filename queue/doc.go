@@ -9,4 +9,36 @@
 // again, so no accepted work is lost. Handlers therefore run at least once
 // and must be idempotent: they check the state of the record they serve
 // before acting.
+//
+// # Leases and heartbeats
+//
+// ClaimJobs leases due jobs to one owner until now+Lease and counts the
+// claim as an attempt; two workers never hold the same job. While a handler
+// runs, the worker extends the lease every Heartbeat. When the store
+// answers a heartbeat with CONFLICT or NOT_FOUND the lease is lost (the job
+// was cancelled with CancelJobs, or its lease expired and another worker
+// claimed it): the handler's context is cancelled and its outcome is
+// dropped. A running job whose lease expired after its MaxAttempts-th claim
+// is failed ("lease expired after N attempts") instead of being claimed
+// again, so a job that crashes every worker does not loop forever.
+//
+// # Outcomes and backoff
+//
+// A handler returning nil completes the job. Permanent(err) fails it at
+// once. Any other error retries it: after RetryAfter's delay when the error
+// carries one, otherwise after WorkerOptions.Backoff(attempt), by default
+// exponential with full jitter (a random delay up to 1s*2^(attempt-1),
+// capped at 10 minutes). A job whose attempts have reached MaxAttempts is
+// failed instead of retried. A panicking handler is recovered and counts as
+// a retryable error. Every failure's message is kept in Job.LastError.
+//
+// # Shutdown
+//
+// Worker.Run returns once its context is done and its jobs are settled: it
+// stops claiming, waits up to ShutdownTimeout for running handlers to
+// return, then cancels the contexts of those still running and releases
+// their jobs (ReleaseJob), which are due again at once and are not charged
+// an attempt. Handlers must honour their context. Worker.Notify, called
+// after an in-process enqueue, makes the worker claim at once instead of
+// at its next poll.
 package queue

@@ -1,0 +1,321 @@
+package queue
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	mrand "math/rand/v2"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+)
+
+// WorkerOptions configures a Worker; every zero field takes its default.
+type WorkerOptions struct {
+	// Owner identifies the worker's leases; default a random id. Two
+	// running workers must not share one.
+	Owner string
+	// Concurrency bounds the jobs run at once; default 4.
+	Concurrency int
+	// Lease is how long a claim holds a job without a heartbeat; default
+	// 30s.
+	Lease time.Duration
+	// Heartbeat is how often a running job's lease is extended; default
+	// Lease/3.
+	Heartbeat time.Duration
+	// PollInterval is how often the store is polled for due jobs when
+	// nothing wakes the worker; default 500ms.
+	PollInterval time.Duration
+	// Backoff returns the delay before the next attempt of a job whose
+	// attempt-th claim failed with a retryable error; default
+	// DefaultBackoff.
+	Backoff func(attempt int) time.Duration
+	// ShutdownTimeout is how long Run waits, once its context is done, for
+	// running handlers to return before it cancels them and releases their
+	// jobs; default 10s.
+	ShutdownTimeout time.Duration
+	// Logger receives the worker's errors; default discards them.
+	Logger *slog.Logger
+	// Clock is the time retries are scheduled from; default time.Now.
+	Clock canvas.Clock
+}
+
+// Worker claims due jobs from a Store and runs their handlers, each job in
+// its own goroutine under a lease that a heartbeat extends. Register
+// handlers with Handle, then call Run.
+type Worker struct {
+	store    Store
+	opts     WorkerOptions
+	handlers map[string]Handler
+	kinds    []string
+	wake     chan struct{}
+
+	mu      sync.Mutex
+	started bool
+	running map[string]context.CancelCauseFunc // job id -> cancel of its context
+}
+
+// errLeaseLost and errShutdown are the causes with which a job's context is
+// cancelled.
+var (
+	errLeaseLost = errors.New("queue: lease lost")
+	errShutdown  = errors.New("queue: worker shutting down")
+)
+
+// DefaultBackoff is exponential backoff with full jitter: a random delay
+// between 0 and 1s*2^(attempt-1), capped at 10 minutes.
+func DefaultBackoff(attempt int) time.Duration {
+	const base, ceiling = time.Second, 10 * time.Minute
+	d := ceiling
+	if attempt < 1 {
+		attempt = 1
+	}
+	if attempt <= 10 {
+		d = min(ceiling, base<<(attempt-1))
+	}
+	return mrand.N(d + 1)
+}
+
+// NewWorker returns a worker of store with opts, defaults filled in.
+func NewWorker(store Store, opts WorkerOptions) *Worker {
+	if opts.Owner == "" {
+		b := make([]byte, 8)
+		_, _ = rand.Read(b)
+		opts.Owner = "worker-" + hex.EncodeToString(b)
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 4
+	}
+	if opts.Lease <= 0 {
+		opts.Lease = 30 * time.Second
+	}
+	if opts.Heartbeat <= 0 {
+		opts.Heartbeat = opts.Lease / 3
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 500 * time.Millisecond
+	}
+	if opts.Backoff == nil {
+		opts.Backoff = DefaultBackoff
+	}
+	if opts.ShutdownTimeout <= 0 {
+		opts.ShutdownTimeout = 10 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	return &Worker{store: store, opts: opts, handlers: map[string]Handler{},
+		wake: make(chan struct{}, 1), running: map[string]context.CancelCauseFunc{}}
+}
+
+// Owner returns the id the worker's leases are held under.
+func (w *Worker) Owner() string { return w.opts.Owner }
+
+// Handle registers h for the jobs of kind. It must be called before Run;
+// it panics afterwards or when kind already has a handler.
+func (w *Worker) Handle(kind string, h Handler) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.started {
+		panic("queue: Handle called after Run")
+	}
+	if _, dup := w.handlers[kind]; dup {
+		panic("queue: a handler for " + kind + " is already registered")
+	}
+	w.handlers[kind] = h
+	w.kinds = append(w.kinds, kind)
+}
+
+// Notify wakes the worker to claim at once instead of at its next poll; it
+// never blocks. Call it after enqueueing a job in the same process.
+func (w *Worker) Notify() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run claims and runs jobs until ctx is done, then shuts down gracefully:
+// it stops claiming, waits up to ShutdownTimeout for running handlers, then
+// cancels the contexts of those still running and releases their jobs,
+// which are due again at once without an attempt counted. It returns nil
+// after a graceful shutdown, and an error when called twice.
+func (w *Worker) Run(ctx context.Context) error {
+	w.mu.Lock()
+	if w.started {
+		w.mu.Unlock()
+		return errors.New("queue: Run called twice")
+	}
+	w.started = true
+	w.mu.Unlock()
+
+	// Store calls outlive ctx: a job finishing during shutdown still
+	// records its outcome.
+	storeCtx := context.WithoutCancel(ctx)
+	var wg sync.WaitGroup
+	done := make(chan struct{}, w.opts.Concurrency)
+	inflight := 0
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			w.shutdown(&wg)
+			return nil
+		case <-done:
+			inflight--
+		case <-w.wake:
+		case <-timer.C:
+		}
+		for len(done) > 0 { // count every finished job before claiming
+			<-done
+			inflight--
+		}
+		free := w.opts.Concurrency - inflight
+		if free <= 0 || len(w.kinds) == 0 {
+			resetTimer(timer, w.opts.PollInterval)
+			continue
+		}
+		jobs, err := w.store.ClaimJobs(storeCtx, w.opts.Owner, w.kinds, free, w.opts.Lease)
+		if err != nil {
+			w.opts.Logger.ErrorContext(ctx, "queue: claim", slog.String("owner", w.opts.Owner), slog.Any("error", err))
+		}
+		for _, j := range jobs {
+			inflight++
+			jobCtx, cancel := context.WithCancelCause(storeCtx)
+			w.mu.Lock()
+			w.running[j.ID] = cancel
+			w.mu.Unlock()
+			wg.Go(func() {
+				defer func() { done <- struct{}{} }()
+				w.runJob(storeCtx, jobCtx, cancel, j)
+			})
+		}
+		if len(jobs) == free && err == nil {
+			w.Notify() // a full batch: more may be due
+		}
+		resetTimer(timer, w.opts.PollInterval)
+	}
+}
+
+// shutdown waits for the running jobs up to ShutdownTimeout, then cancels
+// the rest (runJob releases them) and waits for them to return.
+func (w *Worker) shutdown(wg *sync.WaitGroup) {
+	finished := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(finished)
+	}()
+	timer := time.NewTimer(w.opts.ShutdownTimeout)
+	defer timer.Stop()
+	select {
+	case <-finished:
+		return
+	case <-timer.C:
+	}
+	w.mu.Lock()
+	for _, cancel := range w.running {
+		cancel(errShutdown)
+	}
+	w.mu.Unlock()
+	<-finished
+}
+
+func resetTimer(t *time.Timer, d time.Duration) {
+	t.Stop()
+	t.Reset(d)
+}
+
+// runJob runs the handler of j under a heartbeat and records the outcome.
+func (w *Worker) runJob(storeCtx, jobCtx context.Context, cancel context.CancelCauseFunc, j *Job) {
+	defer func() {
+		w.mu.Lock()
+		delete(w.running, j.ID)
+		w.mu.Unlock()
+		cancel(nil)
+	}()
+	hbDone := make(chan struct{})
+	hbStopped := make(chan struct{})
+	go func() {
+		defer close(hbStopped)
+		w.heartbeat(storeCtx, j, cancel, hbDone)
+	}()
+	err := w.call(jobCtx, j)
+	close(hbDone)
+	<-hbStopped
+
+	log := w.opts.Logger.With(slog.String("job", j.ID), slog.String("kind", j.Kind), slog.Int("attempt", j.Attempts))
+	cause := context.Cause(jobCtx)
+	var serr error
+	switch {
+	case errors.Is(cause, errLeaseLost):
+		log.WarnContext(storeCtx, "queue: lease lost; outcome dropped", slog.Any("error", err))
+		return
+	case err == nil:
+		serr = w.store.CompleteJob(storeCtx, j.ID, w.opts.Owner)
+	case errors.Is(cause, errShutdown):
+		serr = w.store.ReleaseJob(storeCtx, j.ID, w.opts.Owner)
+	case IsPermanent(err):
+		serr = w.store.FailJob(storeCtx, j.ID, w.opts.Owner, err.Error())
+	case j.MaxAttempts > 0 && j.Attempts >= j.MaxAttempts:
+		serr = w.store.FailJob(storeCtx, j.ID, w.opts.Owner,
+			fmt.Sprintf("%s (gave up after %d attempts)", err.Error(), j.Attempts))
+	default:
+		delay, ok := RetryDelay(err)
+		if !ok {
+			delay = w.opts.Backoff(j.Attempts)
+		}
+		serr = w.store.RetryJob(storeCtx, j.ID, w.opts.Owner, w.opts.Clock().Add(delay), err.Error())
+	}
+	if err != nil {
+		log.InfoContext(storeCtx, "queue: job attempt failed", slog.Any("error", err))
+	}
+	if serr != nil {
+		log.ErrorContext(storeCtx, "queue: record outcome", slog.Any("error", serr))
+	}
+}
+
+// call runs the handler of j, turning a panic into a retryable error.
+func (w *Worker) call(ctx context.Context, j *Job) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("queue: handler panicked: %v", v)
+			w.opts.Logger.ErrorContext(ctx, "queue: handler panicked", slog.String("job", j.ID),
+				slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+		}
+	}()
+	return w.handlers[j.Kind](ctx, j)
+}
+
+// heartbeat extends j's lease every Heartbeat until stop is closed; when
+// the store answers CONFLICT or NOT_FOUND (the job was cancelled or claimed
+// by another worker) it cancels the job's context with errLeaseLost. Other
+// errors are logged and the next beat tries again.
+func (w *Worker) heartbeat(ctx context.Context, j *Job, cancel context.CancelCauseFunc, stop <-chan struct{}) {
+	ticker := time.NewTicker(w.opts.Heartbeat)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-ticker.C:
+		}
+		err := w.store.HeartbeatJob(ctx, j.ID, w.opts.Owner, w.opts.Lease)
+		switch canvas.ErrorCode(err) {
+		case "":
+		case canvas.ECONFLICT, canvas.ENOTFOUND:
+			cancel(errLeaseLost)
+			return
+		default:
+			w.opts.Logger.ErrorContext(ctx, "queue: heartbeat", slog.String("job", j.ID), slog.Any("error", err))
+		}
+	}
+}

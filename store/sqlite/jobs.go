@@ -1,0 +1,245 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"sort"
+	"time"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/queue"
+)
+
+// Compile-time check that DB implements the queue's Store.
+var _ queue.Store = (*DB)(nil)
+
+// jobCols are the columns scanJob reads, in order, from jobs.
+const jobCols = `id, workspace_id, kind, ref_id, payload, status, attempts, max_attempts, run_at,
+	COALESCE(lease_owner, ''), lease_until, last_error, created_at, updated_at`
+
+func scanJob(r interface{ Scan(...any) error }) (*queue.Job, error) {
+	var j queue.Job
+	return &j, r.Scan(&j.ID, &j.WorkspaceID, &j.Kind, &j.RefID, rawCol{&j.Payload}, &j.Status, &j.Attempts,
+		&j.MaxAttempts, timeCol{&j.RunAt}, &j.LeaseOwner, nullTimeCol{&j.LeaseUntil}, &j.LastError,
+		timeCol{&j.CreatedAt}, timeCol{&j.UpdatedAt})
+}
+
+// insertJob writes j inside tx, so that a record and the job that serves it
+// commit together. It sets ID when empty, Status queued, Attempts 0, RunAt
+// tx.now when zero, MaxAttempts queue.DefaultMaxAttempts when zero, and the
+// timestamps; a job without a Kind is VALIDATION.
+func insertJob(ctx context.Context, tx *Tx, j *queue.Job) error {
+	if j.Kind == "" {
+		return canvas.Invalid("A job needs a kind.", canvas.Detail{Path: "/kind", Message: "required"})
+	}
+	if j.ID == "" {
+		j.ID = tx.db.NewID()
+	}
+	if j.RunAt.IsZero() {
+		j.RunAt = tx.now
+	}
+	if j.MaxAttempts <= 0 {
+		j.MaxAttempts = queue.DefaultMaxAttempts
+	}
+	j.RunAt = j.RunAt.UTC()
+	j.Status, j.Attempts, j.LeaseOwner, j.LeaseUntil, j.LastError = queue.StatusQueued, 0, "", nil, ""
+	j.CreatedAt, j.UpdatedAt = tx.now, tx.now
+	_, err := tx.exec(ctx, `INSERT INTO jobs (id, workspace_id, kind, ref_id, payload, status, attempts,
+		max_attempts, run_at, last_error, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, '', ?, ?)`,
+		j.ID, j.WorkspaceID, j.Kind, j.RefID, nullRaw(j.Payload), j.Status, j.MaxAttempts,
+		formatTime(j.RunAt), formatTime(tx.now), formatTime(tx.now))
+	return translate(err)
+}
+
+// EnqueueJob inserts a job by itself; see insertJob for the defaults.
+func (db *DB) EnqueueJob(ctx context.Context, j *queue.Job) error {
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := insertJob(ctx, tx, j); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Statements of the claim. A job is due when it is queued and its run_at has
+// come, or running with an expired lease; qClaim repeats the test so that a
+// job is never claimed twice even if the selection raced.
+const (
+	qExhaust = `UPDATE jobs SET status = 'failed', last_error = 'lease expired after ' || attempts || ' attempts',
+		lease_owner = NULL, lease_until = NULL, updated_at = ?1
+		WHERE status = 'running' AND lease_until < ?1 AND attempts >= max_attempts`
+	qAnyDue = `SELECT EXISTS (SELECT 1 FROM jobs
+		WHERE (status = 'queued' AND run_at <= ?1) OR (status = 'running' AND lease_until < ?1))`
+	qDue = `SELECT id FROM jobs
+		WHERE ((status = 'queued' AND run_at <= ?1) OR (status = 'running' AND lease_until < ?1))
+		AND kind IN (SELECT value FROM json_each(?2))
+		ORDER BY run_at, created_at, id LIMIT ?3`
+	qClaim = `UPDATE jobs SET status = 'running', lease_owner = ?1, lease_until = ?2, attempts = attempts + 1,
+		updated_at = ?3
+		WHERE id IN (SELECT value FROM json_each(?4))
+		AND ((status = 'queued' AND run_at <= ?3) OR (status = 'running' AND lease_until < ?3))
+		RETURNING ` + jobCols
+)
+
+// ClaimJobs leases up to n due jobs of kinds to owner until now+lease. When
+// a read finds no job due of any kind it returns at once; otherwise, in one
+// write transaction, running jobs whose lease expired after their last
+// allowed attempt are failed first ("lease expired after N attempts"), then
+// the oldest due jobs are claimed, each claim incrementing Attempts. The
+// result is ordered by RunAt, oldest first.
+func (db *DB) ClaimJobs(ctx context.Context, owner string, kinds []string, n int, lease time.Duration) ([]*queue.Job, error) {
+	if owner == "" {
+		return nil, canvas.Invalid("A claim needs an owner.", canvas.Detail{Path: "/owner", Message: "required"})
+	}
+	if n <= 0 || len(kinds) == 0 {
+		return []*queue.Job{}, nil
+	}
+	// An idle poll reads on the reader pool and leaves the one writer
+	// connection to the writes.
+	var anyDue bool
+	if err := db.read.QueryRowContext(ctx, qAnyDue, formatTime(db.Now())).Scan(&anyDue); err != nil {
+		return nil, err
+	} else if !anyDue {
+		return []*queue.Job{}, nil
+	}
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	now := formatTime(tx.now)
+	if _, err := tx.exec(ctx, qExhaust, now); err != nil {
+		return nil, err
+	}
+	rows, err := tx.query(ctx, qDue, now, idList(kinds), n)
+	due, err := rowsOf(rows, err, func(r *sql.Rows) (string, error) {
+		var id string
+		return id, r.Scan(&id)
+	})
+	if err != nil {
+		return nil, err
+	} else if len(due) == 0 {
+		return []*queue.Job{}, tx.Commit() // keeps what qExhaust failed
+	}
+	rows, err = tx.query(ctx, qClaim, owner, formatTime(tx.now.Add(lease)), now, idList(due))
+	jobs, err := rowsOf(rows, err, func(r *sql.Rows) (*queue.Job, error) { return scanJob(r) })
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	sort.Slice(jobs, func(a, b int) bool {
+		if !jobs[a].RunAt.Equal(jobs[b].RunAt) {
+			return jobs[a].RunAt.Before(jobs[b].RunAt)
+		}
+		if !jobs[a].CreatedAt.Equal(jobs[b].CreatedAt) {
+			return jobs[a].CreatedAt.Before(jobs[b].CreatedAt)
+		}
+		return jobs[a].ID < jobs[b].ID
+	})
+	return jobs, nil
+}
+
+// leased runs an UPDATE of the running job id whose lease owner holds; the
+// statement's parameters are id, owner, the transaction's time, then
+// extra(now) when extra is not nil. When no
+// row changed the job is NOT_FOUND if it does not exist and CONFLICT
+// otherwise: its lease was lost.
+func (db *DB) leased(ctx context.Context, set, id, owner string, extra func(now time.Time) []any) error {
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	q := `UPDATE jobs SET ` + set + ` WHERE id = ?1 AND lease_owner = ?2 AND status = 'running'`
+	args := []any{id, owner, formatTime(tx.now)}
+	if extra != nil {
+		args = append(args, extra(tx.now)...)
+	}
+	res, err := tx.exec(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		var exists bool
+		if err := tx.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM jobs WHERE id = ?)`, id).Scan(&exists); err != nil {
+			return err
+		} else if !exists {
+			return canvas.NotFound("job")
+		}
+		return canvas.Errorf(canvas.ECONFLICT, "The lease of job %s is not held by %s.", id, owner)
+	}
+	return tx.Commit()
+}
+
+// HeartbeatJob extends owner's lease to now+lease.
+func (db *DB) HeartbeatJob(ctx context.Context, id, owner string, lease time.Duration) error {
+	return db.leased(ctx, `lease_until = ?4, updated_at = ?3`, id, owner, func(now time.Time) []any {
+		return []any{formatTime(now.Add(lease))}
+	})
+}
+
+// CompleteJob marks the job succeeded and clears its lease.
+func (db *DB) CompleteJob(ctx context.Context, id, owner string) error {
+	return db.leased(ctx, `status = 'succeeded', lease_owner = NULL, lease_until = NULL, updated_at = ?3`, id, owner, nil)
+}
+
+// RetryJob queues the job again, due at runAt, recording lastError.
+func (db *DB) RetryJob(ctx context.Context, id, owner string, runAt time.Time, lastError string) error {
+	return db.leased(ctx, `status = 'queued', run_at = ?4, last_error = ?5, lease_owner = NULL,
+		lease_until = NULL, updated_at = ?3`, id, owner, func(time.Time) []any {
+		return []any{formatTime(runAt), lastError}
+	})
+}
+
+// FailJob marks the job failed for good, recording lastError.
+func (db *DB) FailJob(ctx context.Context, id, owner, lastError string) error {
+	return db.leased(ctx, `status = 'failed', last_error = ?4, lease_owner = NULL, lease_until = NULL,
+		updated_at = ?3`, id, owner, func(time.Time) []any { return []any{lastError} })
+}
+
+// ReleaseJob queues the job again, due now, and takes back the claim's
+// attempt.
+func (db *DB) ReleaseJob(ctx context.Context, id, owner string) error {
+	return db.leased(ctx, `status = 'queued', run_at = ?3, attempts = MAX(attempts - 1, 0), lease_owner = NULL,
+		lease_until = NULL, updated_at = ?3`, id, owner, nil)
+}
+
+// CancelJobs cancels every queued or running job serving refID and returns
+// how many it cancelled; an empty refID cancels nothing.
+func (db *DB) CancelJobs(ctx context.Context, refID string) (int, error) {
+	if refID == "" {
+		return 0, nil
+	}
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	res, err := tx.exec(ctx, `UPDATE jobs SET status = 'cancelled', lease_owner = NULL, lease_until = NULL,
+		updated_at = ? WHERE ref_id = ? AND status IN ('queued', 'running')`, formatTime(tx.now), refID)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, err
+	}
+	return int(n), tx.Commit()
+}
+
+// GetJob returns a job by id.
+func (db *DB) GetJob(ctx context.Context, id string) (*queue.Job, error) {
+	j, err := scanJob(db.read.QueryRowContext(ctx, `SELECT `+jobCols+` FROM jobs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, canvas.NotFound("job")
+	}
+	return j, err
+}
