@@ -1,9 +1,15 @@
 package env
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"sync"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/internal/freshcache"
 )
 
 // History page bounds: a page holds DefaultLimit publications unless the
@@ -22,11 +28,60 @@ const (
 type Service struct {
 	store    Store
 	canvases canvas.Store
+
+	// served caches what ActiveVersion reads; nil (no caching) unless both
+	// stores are one canvas.ChangeVersioner.
+	served *freshcache.Cache[servedKey, served]
 }
 
-// NewService returns a Service over the stores.
+// servedKey identifies one ActiveVersion read: the canvas is read for the
+// principal's workspace and user.
+type servedKey struct {
+	workspaceID, canvasID, envName, userID string
+}
+
+// served is a cached ActiveVersion read: the canvas, kept for the access
+// check every request repeats with its own principal, the version the
+// environment serves, and its JSON, encoded once when first asked for. All
+// are read-only; callers get a clone of the version or a copy of the JSON.
+type served struct {
+	canvas  *canvas.Canvas
+	version *canvas.Version
+	json    *servedJSON
+}
+
+// servedJSON is a version's JSON, encoded at most once.
+type servedJSON struct {
+	once sync.Once
+	raw  []byte
+	err  error
+}
+
+// servedCacheSize bounds the ActiveVersion cache.
+const servedCacheSize = 1024
+
+// NewService returns a Service over the stores. When store and canvases are
+// the same canvas.ChangeVersioner (one database), the served versions that
+// ActiveVersion reads are cached, each use proven fresh by one data-version
+// read, so a publish, a rollback, an edit or a move of the canvas is seen
+// on the very next call.
 func NewService(store Store, canvases canvas.Store) *Service {
-	return &Service{store: store, canvases: canvases}
+	return &Service{
+		store:    store,
+		canvases: canvases,
+		served:   freshcache.New[servedKey, served](sharedVersioner(store, canvases), servedCacheSize),
+	}
+}
+
+// sharedVersioner returns the stores' ChangeVersioner when they are one and
+// the same value, and nil otherwise: the data version of one store says
+// nothing about another.
+func sharedVersioner(store Store, canvases canvas.Store) canvas.ChangeVersioner {
+	cv, ok := canvases.(canvas.ChangeVersioner)
+	if !ok || !reflect.TypeOf(cv).Comparable() || any(store) != any(canvases) {
+		return nil
+	}
+	return cv
 }
 
 // CreateEnvironmentParams names a new custom environment of a canvas.
@@ -202,33 +257,82 @@ func (s *Service) History(ctx context.Context, params HistoryParams) (*Page, err
 // ActiveVersion returns the version the named environment serves, in full:
 // messages, variables, configuration, its position in the canvas history and
 // its workspace. It is NOT_FOUND when the environment does not exist or has
-// nothing published.
+// nothing published. The caller owns the version it gets.
 func (s *Service) ActiveVersion(ctx context.Context, params ActiveVersionParams) (*canvas.Version, error) {
-	p, err := canvas.Authorize(ctx, canvas.RoleViewer)
+	sv, err := s.activeServed(ctx, params)
 	if err != nil {
 		return nil, err
+	}
+	return sv.version.Clone(), nil
+}
+
+// ActiveVersionJSON is ActiveVersion encoded as JSON the way the server
+// writes every body: encoding/json's Encoder with HTML escaping off, so a
+// newline ends it. A cached read is encoded once; the caller owns the bytes.
+func (s *Service) ActiveVersionJSON(ctx context.Context, params ActiveVersionParams) ([]byte, error) {
+	sv, err := s.activeServed(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	sv.json.once.Do(func() {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		sv.json.err = enc.Encode(sv.version)
+		sv.json.raw = buf.Bytes()
+	})
+	if sv.json.err != nil {
+		return nil, sv.json.err
+	}
+	return slices.Clone(sv.json.raw), nil
+}
+
+// activeServed authorizes the caller and returns the served read, from the
+// cache when it is fresh.
+func (s *Service) activeServed(ctx context.Context, params ActiveVersionParams) (served, error) {
+	p, err := canvas.Authorize(ctx, canvas.RoleViewer)
+	if err != nil {
+		return served{}, err
 	}
 	name, err := CheckPublishName(params.EnvName)
 	if err != nil {
-		return nil, err
+		return served{}, err
 	}
-	c, err := s.canvas(ctx, p, params.CanvasID)
+	key := servedKey{workspaceID: p.WorkspaceID, canvasID: params.CanvasID, envName: name, userID: p.UserID}
+	sv, err := s.served.Get(ctx, key, func(ctx context.Context) (served, error) {
+		return s.readServed(ctx, p, params.CanvasID, name)
+	})
 	if err != nil {
-		return nil, err
+		return served{}, err
+	}
+	// A cached read may have been built for another principal: the access
+	// check runs for every call, with the caller's own.
+	if err := p.CheckCanvas(sv.canvas); err != nil {
+		return served{}, err
+	}
+	return sv, nil
+}
+
+// readServed reads the canvas, checking that p may reach it, and the
+// version its named environment serves.
+func (s *Service) readServed(ctx context.Context, p *canvas.Principal, canvasID, name string) (served, error) {
+	c, err := s.canvas(ctx, p, canvasID)
+	if err != nil {
+		return served{}, err
 	}
 	e, err := s.store.FindEnvironment(ctx, c.WorkspaceID, c.ID, name)
 	if err != nil {
-		return nil, err
+		return served{}, err
 	}
 	if e.ActiveVersionID == nil {
-		return nil, canvas.Errorf(canvas.ENOTFOUND, "Nothing is published to the %s environment.", e.Name)
+		return served{}, canvas.Errorf(canvas.ENOTFOUND, "Nothing is published to the %s environment.", e.Name)
 	}
 	v, err := s.canvases.GetVersion(ctx, c.WorkspaceID, *e.ActiveVersionID)
 	if err != nil {
-		return nil, err
+		return served{}, err
 	}
 	v.WorkspaceID = c.WorkspaceID
-	return v, nil
+	return served{canvas: c, version: v, json: &servedJSON{}}, nil
 }
 
 // ClampLimit bounds a history page size to 1..MaxLimit.

@@ -12,12 +12,14 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/internal/freshcache"
 )
 
 // DefaultJWTLeeway is the clock skew allowed when checking a JWT's exp, nbf
@@ -28,6 +30,11 @@ const DefaultJWTLeeway = 30 * time.Second
 // token is an API key, looked up by its hash; anything else is a JWT,
 // verified against the configured HS256 secrets and JWKS keys. Without any
 // JWT configuration every JWT is refused.
+//
+// When the store implements canvas.ChangeVersioner, the principal of an API
+// key and the existence of a JWT's workspace are cached, and each use is
+// proven fresh by one data-version read: any commit, such as a key's
+// revocation by another process, is seen on the very next request.
 type Authenticator struct {
 	store  canvas.Store
 	logger *slog.Logger
@@ -43,7 +50,16 @@ type Authenticator struct {
 	jwks map[string]jwksKey
 
 	secretParser *jwt.Parser
+
+	// keys maps the hash of a valid API key's token to its principal, and
+	// workspaces a workspace id to whether it exists; both are nil (no
+	// caching) for a store without a data version.
+	keys       *freshcache.Cache[string, canvas.Principal]
+	workspaces *freshcache.Cache[string, bool]
 }
+
+// authCacheSize bounds each of the Authenticator's caches.
+const authCacheSize = 4096
 
 // jwksKey is a public key of the JWKS with the algorithm pinned for it and
 // a parser that accepts that algorithm alone.
@@ -118,6 +134,9 @@ func NewAuthenticator(store canvas.Store, opts ...AuthOption) *Authenticator {
 	for _, opt := range opts {
 		opt(a)
 	}
+	cv, _ := store.(canvas.ChangeVersioner)
+	a.keys = freshcache.New[string, canvas.Principal](cv, authCacheSize)
+	a.workspaces = freshcache.New[string, bool](cv, authCacheSize)
 	a.secretParser = a.newParser("HS256")
 	for kid, k := range a.jwks {
 		k.parser = a.newParser(k.alg)
@@ -160,22 +179,32 @@ func (a *Authenticator) Authenticate(r *http.Request) (*canvas.Principal, error)
 	return a.jwt(r.Context(), token)
 }
 
+// apiKey returns the principal of a valid API key. Only valid keys are
+// cached; the caller gets its own copy of the cached principal.
 func (a *Authenticator) apiKey(r *http.Request, token string) (*canvas.Principal, error) {
-	key, err := a.store.GetAPIKeyByHash(r.Context(), canvas.HashToken(token))
-	if canvas.ErrorCode(err) == canvas.ENOTFOUND {
-		return nil, unauthorized()
-	} else if err != nil {
+	hash := canvas.HashToken(token)
+	p, err := a.keys.Get(r.Context(), hash, func(ctx context.Context) (canvas.Principal, error) {
+		key, err := a.store.GetAPIKeyByHash(ctx, hash)
+		if canvas.ErrorCode(err) == canvas.ENOTFOUND {
+			return canvas.Principal{}, unauthorized()
+		} else if err != nil {
+			return canvas.Principal{}, err
+		}
+		if key.RevokedAt != nil {
+			return canvas.Principal{}, unauthorized()
+		}
+		return canvas.Principal{
+			WorkspaceID: key.WorkspaceID,
+			KeyID:       key.ID,
+			Role:        key.Role,
+			Projects:    key.Projects,
+		}, nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	if key.RevokedAt != nil {
-		return nil, unauthorized()
-	}
-	return &canvas.Principal{
-		WorkspaceID: key.WorkspaceID,
-		KeyID:       key.ID,
-		Role:        key.Role,
-		Projects:    key.Projects,
-	}, nil
+	p.Projects = slices.Clone(p.Projects) // nil stays nil: every project
+	return &p, nil
 }
 
 // tokenClaims are the claims a JWT must carry.
@@ -270,14 +299,16 @@ func tokenKeyID(token string) (string, error) {
 
 // workspaceExists reports whether a workspace with that id exists.
 func (a *Authenticator) workspaceExists(ctx context.Context, id string) (bool, error) {
-	_, err := a.store.GetWorkspace(ctx, id)
-	switch canvas.ErrorCode(err) {
-	case "":
-		return true, nil
-	case canvas.ENOTFOUND:
-		return false, nil
-	}
-	return false, err
+	return a.workspaces.Get(ctx, id, func(ctx context.Context) (bool, error) {
+		_, err := a.store.GetWorkspace(ctx, id)
+		switch canvas.ErrorCode(err) {
+		case "":
+			return true, nil
+		case canvas.ENOTFOUND:
+			return false, nil
+		}
+		return false, err
+	})
 }
 
 // JWKS is a checked set of public keys that verify JWTs: each has a kid and

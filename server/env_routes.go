@@ -143,21 +143,23 @@ func (s *Server) handleEnvironmentHistory(w http.ResponseWriter, r *http.Request
 }
 
 // handleEnvironmentVersion serves the version an environment publishes, in
-// full.
+// full. The env service encodes it as writeJSON would, once per cached read.
 func (s *Server) handleEnvironmentVersion(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)
 	canvasID, envName := environmentQuery(q)
 	if err := q.Err(); err != nil {
 		return err
 	}
-	v, err := s.environments.ActiveVersion(r.Context(), env.ActiveVersionParams{
+	raw, err := s.environments.ActiveVersionJSON(r.Context(), env.ActiveVersionParams{
 		CanvasID: canvasID,
 		EnvName:  envName,
 	})
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, v)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(raw)
 	return nil
 }
 

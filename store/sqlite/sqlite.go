@@ -54,6 +54,14 @@ type DB struct {
 	closeOnce   sync.Once
 	closeErr    error
 
+	// dataVersion is the dedicated connection behind DataVersion
+	// (dataversion.go).
+	dataVersion *dataVersion
+
+	// runCommits groups the commits of concurrent sync run records
+	// (runs_batch.go).
+	runCommits runCommitter
+
 	// Now is the clock; it is read once per transaction.
 	Now canvas.Clock
 	// NewID returns new ids.
@@ -106,6 +114,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if db.writeStmts, err = prepare(ctx, db.write, hotWrites()); err == nil {
 		db.readStmts, err = prepare(ctx, db.read, hotReads())
 	}
+	if err == nil {
+		db.dataVersion, err = openDataVersion(ctx, dsn(true))
+	}
 	if err != nil {
 		db.read.Close()
 		db.write.Close()
@@ -143,7 +154,7 @@ func (db *DB) Close() error {
 				errs = append(errs, s.Close())
 			}
 		}
-		errs = append(errs, db.read.Close(), db.write.Close())
+		errs = append(errs, db.dataVersion.close(), db.read.Close(), db.write.Close())
 		db.closeErr = errors.Join(errs...)
 	})
 	return db.closeErr

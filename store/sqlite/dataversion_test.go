@@ -1,0 +1,130 @@
+package sqlite
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// mustDataVersion reads db's data version.
+func mustDataVersion(t *testing.T, db *DB) int64 {
+	t.Helper()
+	v, err := db.DataVersion(context.Background())
+	require.NoError(t, err)
+	return v
+}
+
+func TestDB_DataVersion(t *testing.T) {
+	ctx := context.Background()
+
+	t.Run("StableWithoutCommits", func(t *testing.T) {
+		db := mustOpen(t, filepath.Join(t.TempDir(), "canvas.db"))
+		ws := &canvas.Workspace{Name: "acme"}
+		require.NoError(t, db.CreateWorkspace(ctx, ws))
+		before := mustDataVersion(t, db)
+		_, err := db.GetWorkspace(ctx, ws.ID)
+		require.NoError(t, err)
+		_, err = db.ListWorkspaces(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, before, mustDataVersion(t, db), "reads commit nothing")
+	})
+
+	t.Run("OwnWriteChangesIt", func(t *testing.T) {
+		db := mustOpen(t, filepath.Join(t.TempDir(), "canvas.db"))
+		before := mustDataVersion(t, db)
+		require.NoError(t, db.CreateWorkspace(ctx, &canvas.Workspace{Name: "acme"}))
+		after := mustDataVersion(t, db)
+		assert.NotEqual(t, before, after)
+		require.NoError(t, db.CreateWorkspace(ctx, &canvas.Workspace{Name: "globex"}))
+		assert.NotEqual(t, after, mustDataVersion(t, db), "every commit changes it")
+	})
+
+	t.Run("GroupCommitChangesIt", func(t *testing.T) {
+		db := mustOpen(t, filepath.Join(t.TempDir(), "canvas.db"))
+		c, v := dataVersionCanvas(t, db)
+		before := mustDataVersion(t, db)
+		_, _, err := db.Publish(ctx, env.PublishParams{
+			WorkspaceID: c.WorkspaceID, CanvasID: c.ID, EnvName: env.Production, VersionID: v.ID, By: "t",
+		})
+		require.NoError(t, err)
+		assert.NotEqual(t, before, mustDataVersion(t, db))
+	})
+
+	t.Run("OtherProcessWriteChangesIt", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "canvas.db")
+		db := mustOpen(t, path)
+		other := mustOpen(t, path) // stands in for another process on the file
+		ws := &canvas.Workspace{Name: "acme"}
+		require.NoError(t, db.CreateWorkspace(ctx, ws))
+		token, key := canvas.NewAPIKey(ws.ID, canvas.RoleViewer, nil)
+		require.NoError(t, db.CreateAPIKey(ctx, key))
+		before := mustDataVersion(t, db)
+
+		require.NoError(t, other.RevokeAPIKey(ctx, key.ID))
+		assert.NotEqual(t, before, mustDataVersion(t, db))
+		got, err := db.GetAPIKeyByHash(ctx, canvas.HashToken(token))
+		require.NoError(t, err)
+		assert.NotNil(t, got.RevokedAt, "the changed version comes with the change visible")
+	})
+
+	t.Run("DedicatedConnectionIsReadOnly", func(t *testing.T) {
+		db := mustOpen(t, filepath.Join(t.TempDir(), "canvas.db"))
+		var queryOnly int
+		require.NoError(t, db.dataVersion.conn.QueryRowContext(ctx, `PRAGMA query_only`).Scan(&queryOnly))
+		assert.Equal(t, 1, queryOnly)
+	})
+
+	t.Run("AfterClose", func(t *testing.T) {
+		db, err := Open(ctx, filepath.Join(t.TempDir(), "canvas.db"))
+		require.NoError(t, err)
+		require.NoError(t, db.Close())
+		_, err = db.DataVersion(ctx)
+		assert.Error(t, err)
+	})
+}
+
+// dataVersionCanvas creates a workspace, a canvas and one version of it.
+func dataVersionCanvas(t *testing.T, db *DB) (*canvas.Canvas, *canvas.Version) {
+	t.Helper()
+	ctx := context.Background()
+	ws := &canvas.Workspace{Name: "acme"}
+	require.NoError(t, db.CreateWorkspace(ctx, ws))
+	c := &canvas.Canvas{Title: "c", WorkspaceID: ws.ID, InferencesPercentage: "0", LayoutVersion: canvas.LayoutV2, CreatedBy: "t", UpdatedBy: "t"}
+	require.NoError(t, db.CreateCanvas(ctx, c))
+	v := &canvas.Version{PromptID: c.ID, WorkspaceID: ws.ID, CreatedBy: "t", UpdatedBy: "t"}
+	require.NoError(t, db.CreateVersion(ctx, v))
+	return c, v
+}
+
+// BenchmarkDataVersion measures one DataVersion call, alone and from
+// parallel goroutines sharing the dedicated connection.
+func BenchmarkDataVersion(b *testing.B) {
+	db, err := Open(context.Background(), filepath.Join(b.TempDir(), "canvas.db"))
+	require.NoError(b, err)
+	b.Cleanup(func() { db.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.Run("Serial", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := db.DataVersion(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Parallel", func(b *testing.B) {
+		b.SetParallelism(4)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := db.DataVersion(ctx); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}
