@@ -6,4 +6,13 @@
 // headers forwarded from the API request (x-svc-forward-NAME becomes NAME),
 // then the webhook-* and content-type headers, which neither kind can
 // override.
+//
+// NewJob makes the queue job of a Delivery; a Deliverer (NewHandler) is the
+// queue handler that makes one attempt per claim through a Sender and maps
+// its outcome to success, a permanent failure (410, an unusable URL, an
+// address the network guard refuses) or a retry after the receiver's
+// Retry-After or the Standard Webhooks schedule (RetrySchedule, with
+// jitter). The Sender's client times out after 15 s, does not follow
+// redirects, and dials only public addresses unless private networks are
+// allowed (internal/netguard).
 package webhook

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/promptcanvas/promptcanvas/queue"
 )
 
@@ -45,6 +46,10 @@ type Delivery struct {
 	URL     string   `json:"url"`
 	Headers []Header `json:"headers"`
 	Event   Event    `json:"event"`
+	// Secret, when set, signs every attempt: a webhook-signature header
+	// per Standard Webhooks (see Sign). It is a subscription's "whsec_"
+	// secret; per-request webhook_url deliveries have none.
+	Secret string `json:"secret,omitempty"`
 }
 
 // ForwardedHeaders returns the request headers whose names start with
@@ -72,8 +77,12 @@ func sortHeaders(hs []Header) {
 
 // NewJob returns the queue job that delivers d, serving the record refID of
 // the workspace. The caller writes it in the same transaction as the change
-// that caused the notification.
+// that caused the notification. An empty d.ID is given a new one, which
+// every attempt then sends as webhook-id.
 func NewJob(workspaceID, refID string, d Delivery) (*queue.Job, error) {
+	if d.ID == "" {
+		d.ID = uuid.NewString()
+	}
 	payload, err := json.Marshal(d)
 	if err != nil {
 		return nil, err

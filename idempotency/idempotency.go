@@ -1,0 +1,132 @@
+// Package idempotency makes a retried POST safe: a request carrying an
+// Idempotency-Key header runs once, and a retry with the same key and the
+// same request gets the first answer again instead of running a second
+// time.
+//
+// A key belongs to a workspace. It is reserved before the request runs and
+// completed with the response afterwards; a reservation that is still in
+// progress, or a key reused for a different request, is CONFLICT. Keys live
+// for TTL; an expired key is replaced by the next request that uses it.
+package idempotency
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+)
+
+// Header is the request header that carries the key.
+const Header = "Idempotency-Key"
+
+// TTL is how long a key is remembered.
+const TTL = 24 * time.Hour
+
+// Abandoned is how long a request may hold its key in progress before a
+// retry may take the key over: long enough for the slowest synchronous
+// completion, short enough that a server that stopped mid-request does not
+// block retries for a day.
+const Abandoned = 15 * time.Minute
+
+// MaxKeyLength bounds a key.
+const MaxKeyLength = 255
+
+// Record is a key's state: in progress while Status is zero, completed with
+// the response it keeps afterwards.
+type Record struct {
+	WorkspaceID string
+	Key         string
+	// RequestHash identifies the request the key was first used with (see
+	// Hash).
+	RequestHash string
+	// Status, ContentType and Body are the saved response; Status is zero
+	// while the request is in progress.
+	Status      int
+	ContentType string
+	Body        []byte
+	CreatedAt   time.Time
+	CompletedAt *time.Time
+}
+
+// Completed reports whether the record holds a response.
+func (r *Record) Completed() bool { return r.Status != 0 }
+
+// Reservation says when an existing record no longer holds its key.
+type Reservation struct {
+	// TTL is how long a key is remembered: an older record is replaced.
+	// Zero replaces every existing record.
+	TTL time.Duration
+	// Abandoned is how long a request may stay in progress: an older
+	// record without a response (its server stopped while it ran) is
+	// replaced. Zero means never (until TTL).
+	Abandoned time.Duration
+}
+
+// Store is the persistence of idempotency keys. Times are the store's own
+// clock, so that expiry is decided where the key is kept.
+type Store interface {
+	// ReserveIdempotencyKey reserves r's (WorkspaceID, Key) for r, in
+	// progress, unless a record of that key exists that res does not let
+	// it replace. It returns nil when it reserved the key (setting
+	// r.CreatedAt, which identifies the reservation), and the existing
+	// record otherwise.
+	ReserveIdempotencyKey(ctx context.Context, r *Record, res Reservation) (*Record, error)
+	// CompleteIdempotencyKey saves r's Status, ContentType and Body as
+	// the response of the reservation r (same key and CreatedAt, still in
+	// progress). A reservation that is gone (it was released or replaced)
+	// is NOT_FOUND.
+	CompleteIdempotencyKey(ctx context.Context, r *Record) error
+	// ReleaseIdempotencyKey forgets the reservation r if it is still in
+	// progress, so that a retry runs again (its request failed without an
+	// answer worth keeping). Anything else is left as it is.
+	ReleaseIdempotencyKey(ctx context.Context, r *Record) error
+}
+
+// Hash identifies a request for its key: the SHA-256 of the method, the
+// path and the body. A JSON body is canonicalized first (object keys
+// sorted, insignificant white space removed, numbers kept as written), so
+// that the same document sent with different formatting is the same
+// request; any other body is hashed as it is.
+func Hash(method, path string, body []byte) string {
+	h := sha256.New()
+	h.Write([]byte(method))
+	h.Write([]byte{0})
+	h.Write([]byte(path))
+	h.Write([]byte{0})
+	h.Write(canonicalJSON(body))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// canonicalJSON returns body re-encoded with sorted keys when it is one
+// JSON document, and body itself otherwise.
+func canonicalJSON(body []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return body
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return body
+	}
+	return buf.Bytes()
+}
+
+// ValidKey reports whether key can be used: 1 to MaxKeyLength printable
+// ASCII characters.
+func ValidKey(key string) bool {
+	if key == "" || len(key) > MaxKeyLength {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x20 || key[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
