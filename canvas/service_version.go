@@ -105,6 +105,9 @@ func (s *Service) CreateVersion(ctx context.Context, params CreateVersionParams)
 	}
 	if params.Configuration != nil {
 		ver.Configuration = *params.Configuration
+		if err := ver.Configuration.checkStructuredOutput(); err != nil {
+			return nil, err
+		}
 	}
 	if msg != nil {
 		ver.Messages = []Message{*msg}
@@ -232,8 +235,14 @@ func (s *Service) UpdateVersion(ctx context.Context, id string, upd VersionUpdat
 	if err := v.err(); err != nil {
 		return nil, err
 	}
-	if _, err := s.version(ctx, p, id); err != nil {
+	cur, err := s.version(ctx, p, id)
+	if err != nil {
 		return nil, err
+	}
+	if upd.ConfigurationPatch != nil {
+		if err := checkPatchedConfiguration(cur.Configuration, upd.ConfigurationPatch); err != nil {
+			return nil, err
+		}
 	}
 	return s.store.UpdateVersion(ctx, p.WorkspaceID, id, upd, p.Actor())
 }
@@ -249,4 +258,23 @@ func (s *Service) DeleteVersion(ctx context.Context, id string) error {
 		return err
 	}
 	return s.store.DeleteVersion(ctx, p.WorkspaceID, id, p.Actor())
+}
+
+// checkPatchedConfiguration applies patch to cur as the store will and
+// checks the structured output of the result, so that a version never
+// holds an invalid structured output schema.
+func checkPatchedConfiguration(cur Configuration, patch []byte) error {
+	doc, err := json.Marshal(cur)
+	if err != nil {
+		return err
+	}
+	merged, err := MergePatch(doc, patch)
+	if err != nil {
+		return Invalid("Request failed validation.", Detail{Path: "/json/configuration", Message: "must be an object"})
+	}
+	var next Configuration
+	if err := json.Unmarshal(merged, &next); err != nil {
+		return Invalid("Request failed validation.", Detail{Path: "/json/configuration", Message: "does not match the expected shape"})
+	}
+	return next.checkStructuredOutput()
 }

@@ -28,4 +28,12 @@
 // The messages a Request carries are the version's rendered messages in index
 // order, followed by the caller's extra messages as user messages
 // (WithUserMessages).
+//
+// Service runs canvases and tasks on top of these pieces: it resolves the
+// target version, applies the Settings override, picks the provider, and
+// records every execution as a Run in the Store. Sync and streamed runs are
+// answered at once and recorded when they end; async runs (and every task)
+// are recorded queued together with their queue job in one transaction, and
+// HandleJob, registered on a queue.Worker for JobKinds, executes them and
+// writes the final state together with the webhook delivery job.
 package completion

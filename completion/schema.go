@@ -1,10 +1,8 @@
 package completion
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 
@@ -15,45 +13,27 @@ import (
 
 // SchemaPath is the JSON pointer of a version's structured output schema in
 // a request body; ValidateSchema reports problems under it.
-const SchemaPath = "/json/configuration/structuredOutput/schema"
-
-// schemaURL names the one in-memory resource a schema is compiled from.
-const schemaURL = "mem:///structured-output.json"
+const SchemaPath = canvas.StructuredOutputSchemaPath
 
 // Schema is a compiled structured output schema, safe for concurrent use.
 type Schema struct {
 	schema *jsonschema.Schema
 }
 
-// CompileSchema compiles a structured output schema: a JSON object that is a
-// valid JSON Schema (draft 2020-12 unless it names another with $schema).
-// References must stay inside the schema; nothing is fetched from the file
-// system or the network. Any problem is a VALIDATION error whose details
-// point into the schema under SchemaPath.
+// CompileSchema compiles a structured output schema with canvas.CompileSchema
+// (the one schema check, also applied when a version is saved): a JSON object
+// that is a valid JSON Schema, references kept inside it. Any problem is a
+// VALIDATION error whose details point into the schema under SchemaPath.
 func CompileSchema(raw json.RawMessage) (*Schema, error) {
-	var doc any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil || dec.Decode(new(any)) != io.EOF {
-		return nil, canvas.Invalid("The structured output schema is not valid JSON.",
-			canvas.Detail{Path: SchemaPath, Message: "must be valid JSON"})
-	}
-	if _, ok := doc.(map[string]any); !ok {
-		return nil, canvas.Invalid("The structured output schema must be a JSON object.",
-			canvas.Detail{Path: SchemaPath, Message: "must be an object"})
-	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.LoadURL = func(url string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("reference to %s is not allowed", url)
-	}
-	if err := c.AddResource(schemaURL, bytes.NewReader(raw)); err != nil {
-		return nil, canvas.Invalid("The structured output schema is not valid JSON.",
-			canvas.Detail{Path: SchemaPath, Message: "must be valid JSON"})
-	}
-	s, err := c.Compile(schemaURL)
+	return CompileSchemaAt(SchemaPath, raw)
+}
+
+// CompileSchemaAt is CompileSchema reporting problems under path, for a
+// schema given elsewhere in a request (a completion's settings override).
+func CompileSchemaAt(path string, raw json.RawMessage) (*Schema, error) {
+	s, err := canvas.CompileSchema(path, raw)
 	if err != nil {
-		return nil, canvas.Invalid("The structured output schema is not a valid JSON Schema.", schemaDetails(err)...)
+		return nil, err
 	}
 	return &Schema{schema: s}, nil
 }
@@ -63,40 +43,6 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 func ValidateSchema(schema json.RawMessage) error {
 	_, err := CompileSchema(schema)
 	return err
-}
-
-// schemaDetails turns a compilation error into details: one per meta-schema
-// violation, at its place in the schema, or one for the whole schema (an
-// unresolvable reference, for example).
-func schemaDetails(err error) []canvas.Detail {
-	var ve *jsonschema.ValidationError
-	if errors.As(err, &ve) {
-		return leafDetails(SchemaPath, ve)
-	}
-	msg := err.Error()
-	var se *jsonschema.SchemaError
-	if errors.As(err, &se) && se.Err != nil {
-		msg = strings.TrimPrefix(se.Err.Error(), "jsonschema: ")
-	}
-	return []canvas.Detail{{Path: SchemaPath, Message: strings.ReplaceAll(msg, schemaURL, "")}}
-}
-
-// leafDetails lists the innermost causes of ve, the ones that say what is
-// wrong, each at base plus its instance location.
-func leafDetails(base string, ve *jsonschema.ValidationError) []canvas.Detail {
-	var out []canvas.Detail
-	var walk func(*jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			out = append(out, canvas.Detail{Path: base + e.InstanceLocation, Message: e.Message})
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	return out
 }
 
 // OutputPath is the JSON pointer prefix of the problems ValidateOutput
@@ -129,7 +75,7 @@ func (s *Schema) Validate(output string) error {
 	}
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {
-		e.Details = leafDetails(OutputPath, ve)
+		e.Details = canvas.SchemaErrorDetails(OutputPath, ve)
 	}
 	return e
 }

@@ -30,20 +30,28 @@ type testEnv struct {
 	Viewer    string
 }
 
+// envOption adjusts the server's options before it is built, for tests
+// that need more of it (the completion service and a queue worker, say).
+type envOption func(t testing.TB, db *sqlite.DB, o *server.Options)
+
 // newTestEnv starts the server; everything is closed by t.Cleanup.
-func newTestEnv(t testing.TB) *testEnv {
+func newTestEnv(t testing.TB, opts ...envOption) *testEnv {
 	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "canvas.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 
-	h, err := server.New(server.Options{
+	o := server.Options{
 		Store:        db,
 		Canvases:     canvas.NewService(db),
 		Environments: env.NewService(db, db),
 		Auth:         server.NewAuthenticator(db),
-	})
+	}
+	for _, opt := range opts {
+		opt(t, db, &o)
+	}
+	h, err := server.New(o)
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

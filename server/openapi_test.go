@@ -107,6 +107,13 @@ func validateExchange(t testing.TB, req *http.Request, reqBody []byte, resp *tes
 		Header:                 resp.Header,
 		Options:                input.Options,
 	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		// kin-openapi cannot decode an event stream; the document gives it
+		// a string schema, and the tests parse the events themselves.
+		opts := *input.Options
+		opts.ExcludeResponseBody = true
+		out.Options = &opts
+	}
 	out.SetBodyBytes(resp.Body)
 	if err := openapi3filter.ValidateResponse(ctx, out); err != nil {
 		t.Errorf("openapi: %s: response does not match openapi.json: %v\nbody: %s", where(), err, resp.Body)

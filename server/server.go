@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/store"
 )
@@ -21,6 +22,9 @@ type Options struct {
 	Store        store.Store
 	Canvases     *canvas.Service
 	Environments *env.Service
+	// Completions runs canvases and tasks; when nil, the completion and
+	// task routes answer NOT_FOUND.
+	Completions *completion.Service
 	// Auth turns a request's bearer token into a principal.
 	Auth *Authenticator
 	// Logger receives request logs; nil discards them.
@@ -35,6 +39,7 @@ type Server struct {
 	store        store.Store
 	canvases     *canvas.Service
 	environments *env.Service
+	completions  *completion.Service
 	auth         *Authenticator
 	logger       *slog.Logger
 	maxBody      int64
@@ -65,6 +70,7 @@ func newServer(opts Options) (*Server, error) {
 		store:        opts.Store,
 		canvases:     opts.Canvases,
 		environments: opts.Environments,
+		completions:  opts.Completions,
 		auth:         opts.Auth,
 		logger:       opts.Logger,
 		maxBody:      opts.MaxBodyBytes,
@@ -87,6 +93,8 @@ func newServer(opts Options) (*Server, error) {
 	s.registerCanvasRoutes()
 	s.registerProjectRoutes()
 	s.registerEnvironmentRoutes()
+	s.registerCompletionRoutes()
+	s.registerTaskRoutes()
 	return s, nil
 }
 

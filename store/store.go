@@ -7,13 +7,19 @@ import (
 	"context"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/idempotency"
+	"github.com/promptcanvas/promptcanvas/queue"
 )
 
 // Store is everything the service persists.
 type Store interface {
 	canvas.Store
 	env.Store
+	idempotency.Store
+	queue.Store
+	completion.Store
 
 	// Ping reports whether the store answers.
 	Ping(ctx context.Context) error

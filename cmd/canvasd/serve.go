@@ -73,21 +73,41 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	if created {
-		logger.Info("new database: created the default workspace and its admin API key",
-			slog.String("workspace", canvas.DefaultWorkspaceName), slog.String("adminApiKey", token))
+		// The key goes to standard output only: logs are shipped and kept,
+		// and a credential does not belong in them.
+		logger.Info("new database: created the default workspace and its admin API key (printed on standard output)",
+			slog.String("workspace", canvas.DefaultWorkspaceName))
 		fmt.Fprintf(stdout, "admin API key: %s\n", token)
 	}
 
+	envs := env.NewService(db, db)
+	completionSvc, worker, err := completions(cfg, db, envs, logger)
+	if err != nil {
+		return err
+	}
 	handler, err := server.New(server.Options{
 		Store:        db,
 		Canvases:     canvas.NewService(db),
-		Environments: env.NewService(db, db),
+		Environments: envs,
+		Completions:  completionSvc,
 		Auth:         server.NewAuthenticator(db, authOpts...),
 		Logger:       logger,
 	})
 	if err != nil {
 		return err
 	}
+	// The worker finishes or releases the jobs it holds before the store
+	// closes, whichever way serve returns.
+	workerCtx, cancelWorker := context.WithCancel(context.WithoutCancel(ctx))
+	workerDone := make(chan error, 1)
+	go func() { workerDone <- worker.Run(workerCtx) }()
+	stopWorker := sync.OnceFunc(func() {
+		cancelWorker()
+		if err := <-workerDone; err != nil {
+			logger.Warn("queue worker stopped", slog.Any("error", err))
+		}
+	})
+	defer stopWorker()
 
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", cfg.Addr)
@@ -127,6 +147,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		logger.Warn("server stopped", slog.Any("error", err))
 	}
+	stopWorker()
 	if err := closeDB(); err != nil {
 		return fmt.Errorf("close store: %w", err)
 	}

@@ -17,6 +17,10 @@ func hotWrites() []string {
 		qInsertPub,
 		qPubByID,
 		`RELEASE publish`,
+		// The record of a sync completion run (runs_batch.go).
+		`SAVEPOINT run`,
+		qInsertRun,
+		`RELEASE run`,
 	}
 }
 

@@ -30,6 +30,9 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Run("Message", func(t *testing.T) { testMessages(t, newStore) })
 	t.Run("Environment", func(t *testing.T) { testEnvironments(t, newStore) })
 	t.Run("Publication", func(t *testing.T) { testPublications(t, newStore) })
+	t.Run("Idempotency", func(t *testing.T) { testIdempotency(t, newStore) })
+	t.Run("Queue", func(t *testing.T) { testQueue(t, newStore) })
+	t.Run("Runs", func(t *testing.T) { testRuns(t, newStore) })
 }
 
 // fixture is a fresh store with one workspace, and helpers that create

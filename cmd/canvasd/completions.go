@@ -1,0 +1,46 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/store"
+	"github.com/promptcanvas/promptcanvas/webhook"
+)
+
+// providers returns the model registry of the reference server: the
+// offline echo model always, and, when CANVAS_OPENAI_BASE_URL is set, the
+// OpenAI-compatible back end serving every other model name.
+func providers(cfg config) (*completion.Registry, error) {
+	reg := completion.NewRegistry(completion.NewEcho(completion.EchoOptions{}))
+	if cfg.OpenAIBaseURL != "" {
+		oa, err := completion.NewOpenAI(completion.OpenAIOptions{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey})
+		if err != nil {
+			return nil, fmt.Errorf("CANVAS_OPENAI_BASE_URL: %w", err)
+		}
+		reg.RegisterPrefix("", oa)
+	}
+	return reg, nil
+}
+
+// completions builds the completion service and the queue worker that runs
+// its background jobs (async completions, tasks) and delivers webhook
+// notifications. The service wakes the worker after each enqueue.
+func completions(cfg config, db store.Store, envs *env.Service, logger *slog.Logger) (*completion.Service, *queue.Worker, error) {
+	reg, err := providers(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	worker := queue.NewWorker(db, queue.WorkerOptions{Logger: logger})
+	svc := completion.NewService(completion.Options{Store: db, Canvases: db, Environments: envs,
+		Providers: reg, Notify: worker.Notify})
+	for _, kind := range completion.JobKinds() {
+		worker.Handle(kind, svc.HandleJob)
+	}
+	worker.Handle(webhook.JobKind, webhook.NewHandler(webhook.NewSender(
+		webhook.SenderOptions{AllowPrivateNetworks: cfg.AllowPrivateNetworks})))
+	return svc, worker, nil
+}

@@ -1,0 +1,159 @@
+package completion
+
+import (
+	"time"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/webhook"
+)
+
+// Run kinds.
+const (
+	KindCompletion = "completion"
+	KindTask       = "task"
+)
+
+// Run statuses. Completed and failed are terminal.
+const (
+	StatusQueued    = "queued"
+	StatusRunning   = "running"
+	StatusCompleted = "completed"
+	StatusFailed    = "failed"
+)
+
+// Queue job kinds of asynchronous runs; the service's HandleJob executes
+// both.
+const (
+	JobKindCompletion = "completion.run"
+	JobKindTask       = "task.run"
+)
+
+// ErrCodeCancelled is the error code recorded on a run whose caller went
+// away (a streaming client that disconnected) before the model finished.
+const ErrCodeCancelled = "CANCELLED"
+
+// Run is the record of one execution: a completion of a canvas version, or a
+// one-off task. Every run is recorded, sync and streamed ones once answered,
+// async ones from the moment they are accepted.
+type Run struct {
+	ID              string `json:"id"`
+	WorkspaceID     string `json:"workspaceId"`
+	Kind            string `json:"kind"`
+	CanvasID        string `json:"canvasId,omitempty"`
+	VersionID       string `json:"versionId,omitempty"`
+	EnvironmentName string `json:"environmentName,omitempty"`
+	ApplicationID   string `json:"applicationId,omitempty"`
+	Model           string `json:"model"`
+	Status          string `json:"status"`
+	Async           bool   `json:"async"`
+	// Request is everything needed to execute the run later: the rendered
+	// messages and the effective settings.
+	Request RunRequest `json:"-"`
+	// Result is the completion response of a completed run.
+	Result *Response `json:"result,omitempty"`
+	// Error says why a failed run failed.
+	Error     *RunError `json:"error,omitempty"`
+	Usage     Usage     `json:"usage"`
+	LatencyMs int64     `json:"latencyMs"`
+	// WebhookURL receives the notification when the run finishes, with
+	// ForwardHeaders; both are kept with the run so that a restart still
+	// delivers them.
+	WebhookURL     string           `json:"webhookUrl,omitempty"`
+	ForwardHeaders []webhook.Header `json:"-"`
+	CreatedBy      string           `json:"createdBy"`
+	CreatedAt      time.Time        `json:"createdAt"`
+	UpdatedAt      time.Time        `json:"updatedAt"`
+	CompletedAt    *time.Time       `json:"completedAt"`
+}
+
+// Terminal reports whether the run has finished.
+func (r *Run) Terminal() bool { return r.Status == StatusCompleted || r.Status == StatusFailed }
+
+// RunRequest is the resolved model request of a run, stored with it.
+type RunRequest struct {
+	Messages         []Message                `json:"messages"`
+	Model            string                   `json:"model"`
+	Temperature      *float64                 `json:"temperature,omitempty"`
+	MaxTokens        *int                     `json:"maxTokens,omitempty"`
+	TopP             *float64                 `json:"topP,omitempty"`
+	StructuredOutput *canvas.StructuredOutput `json:"structuredOutput,omitempty"`
+}
+
+// providerRequest is the Request a provider answers for rr.
+func (rr *RunRequest) providerRequest() Request {
+	return Request{Messages: rr.Messages, Model: rr.Model, Temperature: rr.Temperature,
+		MaxTokens: rr.MaxTokens, TopP: rr.TopP, StructuredOutput: rr.StructuredOutput}
+}
+
+// RunError is the error of a failed run: a canvas error code (or
+// ErrCodeCancelled), a message safe to show, and the details.
+type RunError struct {
+	Code    string          `json:"code"`
+	Message string          `json:"message"`
+	Details []canvas.Detail `json:"details,omitempty"`
+}
+
+// Err returns the run error as a *canvas.Error.
+func (e *RunError) Err() error {
+	code := e.Code
+	if code == ErrCodeCancelled {
+		code = canvas.EPROVIDER
+	}
+	return &canvas.Error{Code: code, Message: e.Message, Details: e.Details}
+}
+
+// runError turns err into the RunError recorded on a failed run, never
+// leaking an internal cause.
+func runError(err error) *RunError {
+	return &RunError{Code: canvas.ErrorCode(err), Message: canvas.ErrorMessage(err), Details: canvas.ErrorDetails(err)}
+}
+
+// Response is the completion response of the spec: the model's answer as one
+// assistant message, plus the token usage, the version that ran and the
+// model that answered.
+type Response struct {
+	ID        string   `json:"id"`
+	Object    string   `json:"object"`
+	Created   int64    `json:"created"`
+	Choices   []Choice `json:"choices"`
+	Usage     Usage    `json:"usage"`
+	VersionID string   `json:"versionId,omitempty"`
+	Model     string   `json:"model,omitempty"`
+}
+
+// Choice is one answer of a completion response.
+type Choice struct {
+	Index        int           `json:"index"`
+	Message      ChoiceMessage `json:"message"`
+	FinishReason string        `json:"finishReason,omitempty"`
+}
+
+// ChoiceMessage is the assistant message of a choice.
+type ChoiceMessage struct {
+	Role    string  `json:"role"`
+	Content Content `json:"content"`
+}
+
+// Content is the text of a message in a completion response or chunk.
+type Content struct {
+	Text string `json:"text"`
+}
+
+// ResponseObject and ChunkObject are the object values of a completion
+// response and of a streamed chunk; AsyncObject is that of the answer to an
+// asynchronous request.
+const (
+	ResponseObject = "chat.completion"
+	ChunkObject    = "chat.completion.chunk"
+	AsyncObject    = "chat.completion.async"
+)
+
+// newResponse is the completion response of run id for res.
+func newResponse(id string, created time.Time, versionID string, res *Result) *Response {
+	return &Response{
+		ID: id, Object: ResponseObject, Created: created.Unix(),
+		Choices: []Choice{{Message: ChoiceMessage{Role: canvas.RoleAssistant, Content: Content{Text: res.Text}},
+			FinishReason: res.FinishReason}},
+		Usage: res.Usage, VersionID: versionID, Model: res.Model,
+	}
+}

@@ -1,0 +1,161 @@
+package completion
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/webhook"
+)
+
+// Options wire a Service. Store, Canvases, Environments and Providers are
+// required.
+type Options struct {
+	// Store records runs and their jobs.
+	Store Store
+	// Canvases reads canvases and versions.
+	Canvases canvas.Store
+	// Environments resolves environment names and the promoted version.
+	Environments *env.Service
+	// Providers maps model names to back ends.
+	Providers *Registry
+	// Notify, when set, is called after a job is enqueued, to wake the
+	// queue worker so that the work starts at once.
+	Notify func()
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// NewID returns run ids; nil means random UUIDs.
+	NewID func() string
+}
+
+// Service runs canvases and tasks: it resolves the target version, renders
+// it, calls the model (sync, streamed or through the durable queue) and
+// records every run. Every method reads the Principal from its context:
+// editors run, viewers read runs.
+type Service struct {
+	store     Store
+	canvases  canvas.Store
+	envs      *env.Service
+	providers *Registry
+	notify    func()
+	now       func() time.Time
+	newID     func() string
+}
+
+// NewService returns a Service.
+func NewService(opts Options) *Service {
+	s := &Service{store: opts.Store, canvases: opts.Canvases, envs: opts.Environments,
+		providers: opts.Providers, notify: opts.Notify, now: opts.Now, newID: opts.NewID}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.newID == nil {
+		s.newID = uuid.NewString
+	}
+	if s.notify == nil {
+		s.notify = func() {}
+	}
+	return s
+}
+
+// Settings override a version's model configuration for one run; nil
+// fields keep the configuration's values.
+type Settings struct {
+	Model            *string                  `json:"model"`
+	Temperature      *float64                 `json:"temperature"`
+	MaxTokens        *int                     `json:"maxTokens"`
+	TopP             *float64                 `json:"topP"`
+	StructuredOutput *canvas.StructuredOutput `json:"structuredOutput"`
+}
+
+// RunParams describe one completion of a canvas.
+type RunParams struct {
+	// CanvasID is the canvas to run; required.
+	CanvasID string
+	// EnvironmentName runs the version published to that environment; it
+	// cannot be combined with VersionID or ApplicationID.
+	EnvironmentName string
+	// VersionID runs that version, which must belong to CanvasID.
+	VersionID string
+	// ApplicationID runs in an application's context.
+	ApplicationID string
+	// Variables are the values of the version's {{variable}} placeholders.
+	Variables map[string]any
+	// Messages are appended to the version's messages as user messages.
+	Messages []string
+	// Settings override the version's configuration.
+	Settings *Settings
+	// Stream, when set, receives the output chunk by chunk. Started, when
+	// set, is called once the run is resolved and before the model is
+	// called, with the run's id and creation time; no chunk comes before.
+	Stream  func(Chunk) error
+	Started func(r *Run)
+	// Async (or a WebhookURL) accepts the run and executes it in the
+	// background: Run returns the queued run at once.
+	Async      bool
+	WebhookURL string
+	// ForwardHeaders are sent with the webhook notification.
+	ForwardHeaders []webhook.Header
+}
+
+// TaskParams describe a one-off prompt run, always asynchronous.
+type TaskParams struct {
+	// Prompt is the user message; required. Its {{variable}} placeholders
+	// are filled from Variables.
+	Prompt    string
+	Variables map[string]any
+	// Model defaults to EchoModel.
+	Model          string
+	WebhookURL     string
+	ForwardHeaders []webhook.Header
+}
+
+// GetRun returns a completion run of the principal's workspace. It requires
+// the viewer role and access to the run's canvas; a task is NOT_FOUND here.
+func (s *Service) GetRun(ctx context.Context, id string) (*Run, error) {
+	return s.get(ctx, id, KindCompletion)
+}
+
+// GetTask returns a task run of the principal's workspace. It requires the
+// viewer role; a completion run is NOT_FOUND here.
+func (s *Service) GetTask(ctx context.Context, id string) (*Run, error) {
+	return s.get(ctx, id, KindTask)
+}
+
+func (s *Service) get(ctx context.Context, id, kind string) (*Run, error) {
+	p, err := canvas.Authorize(ctx, canvas.RoleViewer)
+	if err != nil {
+		return nil, err
+	}
+	if uuid.Validate(id) != nil {
+		return nil, canvas.NotFound(kind)
+	}
+	r, err := s.store.GetRun(ctx, p.WorkspaceID, id)
+	if err != nil {
+		return nil, err
+	}
+	if r.Kind != kind {
+		return nil, canvas.NotFound(kind)
+	}
+	if r.CanvasID != "" {
+		if _, err := s.canvas(ctx, p, r.CanvasID); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// canvas returns a live canvas the principal may reach.
+func (s *Service) canvas(ctx context.Context, p *canvas.Principal, id string) (*canvas.Canvas, error) {
+	c, err := s.canvases.GetCanvas(ctx, p.WorkspaceID, id, p.UserID)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.CheckCanvas(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}

@@ -1,0 +1,96 @@
+package completion
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/webhook"
+)
+
+// JobKinds are the queue kinds HandleJob executes; a worker registers
+// HandleJob for each of them.
+func JobKinds() []string { return []string{JobKindCompletion, JobKindTask} }
+
+// HandleJob executes the run a completion.run or task.run job serves. It is
+// idempotent: a run that is already terminal is left alone (a job claimed
+// again after a crash does not run or notify twice). A model failure is
+// returned for the queue to retry with backoff until the job's last attempt,
+// which records the run failed; an output that does not match the
+// structured output schema fails the run at once. The final state and, when
+// the run has a webhook URL, the delivery job of its notification are
+// written in one transaction.
+func (s *Service) HandleJob(ctx context.Context, j *queue.Job) error {
+	run, err := s.store.StartRun(ctx, j.WorkspaceID, j.RefID)
+	if canvas.ErrorCode(err) == canvas.ECONFLICT || canvas.ErrorCode(err) == canvas.ENOTFOUND {
+		return nil // already finished, or gone: nothing to do
+	} else if err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := s.execute(ctx, run, nil)
+	if err != nil && ctx.Err() != nil {
+		return err // the worker stops or lost the lease: the job runs again
+	}
+	var oe *outputError
+	last := j.MaxAttempts > 0 && j.Attempts >= j.MaxAttempts
+	if err != nil && !errors.As(err, &oe) && canvas.ErrorCode(err) == canvas.EPROVIDER && !last {
+		return err
+	}
+	s.finish(run, res, err, time.Since(start))
+	notify, nerr := s.notification(run)
+	if nerr != nil {
+		return queue.Permanent(nerr)
+	}
+	if err := s.store.FinishRun(ctx, run, notify); canvas.ErrorCode(err) == canvas.ECONFLICT {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if notify != nil {
+		s.notify()
+	}
+	return nil
+}
+
+// notification returns the delivery job of run's webhook notification, or
+// nil when the run has no webhook URL. Its data is {id, canvasId,
+// versionId, environmentName?, status, result?, error?}; tasks carry only
+// id, status, result and error.
+func (s *Service) notification(run *Run) (*queue.Job, error) {
+	if run.WebhookURL == "" {
+		return nil, nil
+	}
+	data, err := json.Marshal(notificationData{ID: run.ID, CanvasID: run.CanvasID, VersionID: run.VersionID,
+		EnvironmentName: run.EnvironmentName, Status: run.Status, Result: run.Result, Error: run.Error})
+	if err != nil {
+		return nil, err
+	}
+	typ := webhook.EventCompletionSucceeded
+	switch {
+	case run.Kind == KindTask && run.Status == StatusCompleted:
+		typ = webhook.EventTaskSucceeded
+	case run.Kind == KindTask:
+		typ = webhook.EventTaskFailed
+	case run.Status != StatusCompleted:
+		typ = webhook.EventCompletionFailed
+	}
+	return webhook.NewJob(run.WorkspaceID, run.ID, webhook.Delivery{
+		ID: s.newID(), URL: run.WebhookURL, Headers: run.ForwardHeaders,
+		Event: webhook.Event{Type: typ, Timestamp: s.now().UTC(), Data: data},
+	})
+}
+
+// notificationData is the data of a completion or task notification.
+type notificationData struct {
+	ID              string    `json:"id"`
+	CanvasID        string    `json:"canvasId,omitempty"`
+	VersionID       string    `json:"versionId,omitempty"`
+	EnvironmentName string    `json:"environmentName,omitempty"`
+	Status          string    `json:"status"`
+	Result          *Response `json:"result,omitempty"`
+	Error           *RunError `json:"error,omitempty"`
+}

@@ -1,0 +1,250 @@
+package completion
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/queue"
+)
+
+// completionMaxAttempts bounds the executions of an asynchronous run whose
+// model back end keeps failing.
+const completionMaxAttempts = 3
+
+// Run executes a completion of a canvas. It requires the editor role and
+// access to the canvas.
+//
+// The target is resolved in this order: EnvironmentName (an invalid name is
+// INVALID_ENVIRONMENT_NAME; combined with VersionID or ApplicationID it is
+// VALIDATION; a missing environment or one with nothing published is
+// NOT_FOUND), else VersionID (NOT_FOUND unless it is a live version of the
+// canvas), else ApplicationID (NOT_FOUND: applications are not known yet),
+// else the promoted version (NOT_FOUND when there is none). The version is
+// rendered with Variables (VALIDATION naming every problem), Settings
+// override its configuration, and the model must be served by a provider
+// (VALIDATION otherwise). An empty model means EchoModel.
+//
+// Synchronous and streamed runs return the finished run, recorded; a model
+// failure, or output that does not match the structured output schema, is
+// a PROVIDER_ERROR (the run is recorded failed). Asynchronous runs (Async
+// or a WebhookURL) are checked and resolved the same way, then recorded
+// queued with their job, and returned at once.
+func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
+	p, err := canvas.Authorize(ctx, canvas.RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	run, err := s.prepare(ctx, p, params)
+	if err != nil {
+		return nil, err
+	}
+	if run.Async {
+		job := &queue.Job{WorkspaceID: run.WorkspaceID, Kind: JobKindCompletion, RefID: run.ID,
+			MaxAttempts: completionMaxAttempts}
+		if err := s.store.CreateRun(ctx, run, job); err != nil {
+			return nil, err
+		}
+		s.notify()
+		return run, nil
+	}
+	if params.Started != nil {
+		params.Started(run)
+	}
+	start := time.Now()
+	res, err := s.execute(ctx, run, params.Stream)
+	s.finish(run, res, err, time.Since(start))
+	if werr := s.store.CreateRun(context.WithoutCancel(ctx), run, nil); werr != nil {
+		return nil, werr
+	}
+	if err != nil {
+		return run, err
+	}
+	return run, nil
+}
+
+// prepare checks params, resolves the target and the provider, renders the
+// messages, and returns the run to record, not yet stored.
+func (s *Service) prepare(ctx context.Context, p *canvas.Principal, params RunParams) (*Run, error) {
+	if uuid.Validate(params.CanvasID) != nil {
+		return nil, canvas.Invalid("Request failed validation.",
+			canvas.Detail{Path: "/json/canvas_id", Message: "must be a UUID"})
+	}
+	ver, envName, err := s.resolve(ctx, p, params)
+	if err != nil {
+		return nil, err
+	}
+	rendered, err := Render(ver.Messages, ver.Variables, params.Variables)
+	if err != nil {
+		return nil, err
+	}
+	rr, err := s.settings(ver.Configuration, params.Settings)
+	if err != nil {
+		return nil, err
+	}
+	rr.Messages = WithUserMessages(rendered, params.Messages...)
+	now := s.now().UTC()
+	return &Run{
+		ID: s.newID(), WorkspaceID: p.WorkspaceID, Kind: KindCompletion, CanvasID: params.CanvasID,
+		VersionID: ver.ID, EnvironmentName: envName, ApplicationID: params.ApplicationID,
+		Model: rr.Model, Status: StatusQueued, Async: params.Async || params.WebhookURL != "",
+		Request: *rr, WebhookURL: params.WebhookURL, ForwardHeaders: params.ForwardHeaders,
+		CreatedBy: p.Actor(), CreatedAt: now, UpdatedAt: now,
+	}, nil
+}
+
+// resolve returns the version a completion runs and the environment it was
+// served by ("" when none).
+func (s *Service) resolve(ctx context.Context, p *canvas.Principal, params RunParams) (*canvas.Version, string, error) {
+	if params.EnvironmentName != "" {
+		name, err := env.CheckPublishName(params.EnvironmentName)
+		if err != nil {
+			return nil, "", err
+		}
+		if params.VersionID != "" || params.ApplicationID != "" {
+			return nil, "", canvas.Invalid("environment_name cannot be combined with version_id or application_id.",
+				canvas.Detail{Path: "/json/environment_name", Message: "cannot be combined with version_id or application_id"})
+		}
+		v, err := s.envs.ActiveVersion(ctx, env.ActiveVersionParams{CanvasID: params.CanvasID, EnvName: name})
+		if err != nil {
+			return nil, "", err
+		}
+		return v, name, nil
+	}
+	if params.VersionID == "" && params.ApplicationID == "" {
+		// The promoted version: ActiveVersion checks the canvas too, so the
+		// usual path reads it once; the canvas is read again only to tell
+		// a missing canvas from one that has nothing promoted.
+		v, err := s.envs.ActiveVersion(ctx, env.ActiveVersionParams{CanvasID: params.CanvasID, EnvName: env.Production})
+		if canvas.ErrorCode(err) == canvas.ENOTFOUND {
+			if _, cerr := s.canvas(ctx, p, params.CanvasID); cerr != nil {
+				return nil, "", cerr
+			}
+			return nil, "", canvas.Errorf(canvas.ENOTFOUND, "The canvas has no promoted version.")
+		} else if err != nil {
+			return nil, "", err
+		}
+		return v, "", nil
+	}
+	c, err := s.canvas(ctx, p, params.CanvasID)
+	if err != nil {
+		return nil, "", err
+	}
+	if params.VersionID == "" {
+		return nil, "", canvas.NotFound("application")
+	}
+	if uuid.Validate(params.VersionID) != nil {
+		return nil, "", canvas.NotFound("version")
+	}
+	v, err := s.canvases.GetVersion(ctx, p.WorkspaceID, params.VersionID)
+	if err != nil {
+		return nil, "", err
+	}
+	if v.PromptID != c.ID {
+		return nil, "", canvas.NotFound("version")
+	}
+	return v, "", nil
+}
+
+// settings merges the override over the version's configuration and checks
+// that a provider serves the model and that a structured output schema
+// given in the override compiles.
+func (s *Service) settings(cfg canvas.Configuration, o *Settings) (*RunRequest, error) {
+	rr := &RunRequest{Model: cfg.Model, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens,
+		TopP: cfg.TopP, StructuredOutput: cfg.StructuredOutput}
+	modelPath := "/json/configuration/model"
+	if o != nil {
+		if o.Model != nil {
+			rr.Model, modelPath = *o.Model, "/json/settings/model"
+		}
+		if o.Temperature != nil {
+			rr.Temperature = o.Temperature
+		}
+		if o.MaxTokens != nil {
+			rr.MaxTokens = o.MaxTokens
+		}
+		if o.TopP != nil {
+			rr.TopP = o.TopP
+		}
+		if so := o.StructuredOutput; so != nil {
+			if so.Enabled && len(so.Schema) > 0 {
+				if _, err := CompileSchemaAt("/json/settings/structuredOutput/schema", so.Schema); err != nil {
+					return nil, err
+				}
+			}
+			rr.StructuredOutput = so
+		}
+	}
+	if rr.Model == "" {
+		rr.Model = EchoModel
+	}
+	if _, err := s.providers.Resolve(rr.Model); err != nil {
+		return nil, canvas.Invalid(canvas.ErrorMessage(err),
+			canvas.Detail{Path: modelPath, Message: "no model provider serves this model"})
+	}
+	return rr, nil
+}
+
+// execute calls the model for run, streaming to emit when it is set, and
+// checks the output against the structured output schema.
+func (s *Service) execute(ctx context.Context, run *Run, emit func(Chunk) error) (*Result, error) {
+	req := run.Request.providerRequest()
+	var schema *Schema
+	if req.structured() {
+		var err error
+		if schema, err = CompileSchema(req.StructuredOutput.Schema); err != nil {
+			return nil, err
+		}
+	}
+	prov, err := s.providers.Resolve(req.Model)
+	if err != nil {
+		return nil, err
+	}
+	var res *Result
+	if emit != nil {
+		res, err = prov.Stream(ctx, req, emit)
+	} else {
+		res, err = prov.Complete(ctx, req)
+	}
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil, &canvas.Error{Code: ErrCodeCancelled, Message: "The caller went away before the model finished.", Err: err}
+		}
+		if canvas.ErrorCode(err) == canvas.EINTERNAL {
+			return nil, &canvas.Error{Code: canvas.EPROVIDER, Message: "The model back end failed.", Err: err}
+		}
+		return nil, err
+	}
+	if schema != nil {
+		if err := schema.Validate(res.Text); err != nil {
+			return res, &outputError{err}
+		}
+	}
+	return res, nil
+}
+
+// outputError marks a structured output mismatch: the model answered, so
+// executing again is not expected to help.
+type outputError struct{ error }
+
+func (e *outputError) Unwrap() error { return e.error }
+
+// finish records the outcome of an execution on run.
+func (s *Service) finish(run *Run, res *Result, err error, latency time.Duration) {
+	now := s.now().UTC()
+	run.LatencyMs = latency.Milliseconds()
+	run.UpdatedAt, run.CompletedAt = now, &now
+	if res != nil {
+		run.Usage = res.Usage
+	}
+	if err != nil {
+		run.Status, run.Error, run.Result = StatusFailed, runError(err), nil
+		return
+	}
+	run.Status = StatusCompleted
+	run.Result = newResponse(run.ID, run.CreatedAt, run.VersionID, res)
+}

@@ -1,0 +1,53 @@
+package completion
+
+import (
+	"context"
+	"strings"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/queue"
+)
+
+// taskMaxAttempts bounds the executions of a task whose model back end keeps
+// failing.
+const taskMaxAttempts = 3
+
+// RunTask accepts a one-off prompt run and returns it queued; the queue
+// executes it on the same path as an asynchronous completion and notifies
+// WebhookURL (events task.succeeded and task.failed). It requires the editor
+// role. The prompt is one user message whose placeholders are filled from
+// Variables (a placeholder without a value is left as written); an empty
+// prompt or a model no provider serves is VALIDATION.
+func (s *Service) RunTask(ctx context.Context, params TaskParams) (*Run, error) {
+	p, err := canvas.Authorize(ctx, canvas.RoleEditor)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(params.Prompt) == "" {
+		return nil, canvas.Invalid("Request failed validation.", canvas.Detail{Path: "/json/prompt", Message: "is required"})
+	}
+	model := params.Model
+	if model == "" {
+		model = EchoModel
+	}
+	if _, err := s.providers.Resolve(model); err != nil {
+		return nil, canvas.Invalid(canvas.ErrorMessage(err),
+			canvas.Detail{Path: "/json/model", Message: "no model provider serves this model"})
+	}
+	msgs, err := Render([]canvas.Message{{Role: canvas.RoleUser, Content: params.Prompt}}, nil, params.Variables)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now().UTC()
+	run := &Run{
+		ID: s.newID(), WorkspaceID: p.WorkspaceID, Kind: KindTask, Model: model, Status: StatusQueued,
+		Async: true, Request: RunRequest{Messages: msgs, Model: model}, WebhookURL: params.WebhookURL,
+		ForwardHeaders: params.ForwardHeaders, CreatedBy: p.Actor(), CreatedAt: now, UpdatedAt: now,
+	}
+	job := &queue.Job{WorkspaceID: run.WorkspaceID, Kind: JobKindTask, RefID: run.ID, MaxAttempts: taskMaxAttempts}
+	if err := s.store.CreateRun(ctx, run, job); err != nil {
+		return nil, err
+	}
+	s.notify()
+	return run, nil
+}

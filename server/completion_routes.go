@@ -1,0 +1,206 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/webhook"
+)
+
+// registerCompletionRoutes mounts running a canvas and reading a run.
+// handleCreateCompletion is a method so that middleware (idempotency) can
+// wrap it.
+func (s *Server) registerCompletionRoutes() {
+	s.route("POST /v2/chat/completions", s.idempotent(s.handleCreateCompletion))
+	s.route("GET /v2/chat/completions/{id}", s.handleGetCompletion)
+}
+
+// completionRequest is the body of POST /v2/chat/completions.
+type completionRequest struct {
+	CanvasID        string               `json:"canvas_id"`
+	Variables       map[string]any       `json:"variables"`
+	Messages        []completionMessage  `json:"messages"`
+	WebhookURL      string               `json:"webhook_url"`
+	Stream          bool                 `json:"stream"`
+	Async           bool                 `json:"async"`
+	EnvironmentName string               `json:"environment_name"`
+	VersionID       string               `json:"version_id"`
+	ApplicationID   string               `json:"application_id"`
+	Settings        *completion.Settings `json:"settings"`
+}
+
+type completionMessage struct {
+	Content string `json:"content"`
+}
+
+// asyncCompletion is the 202 answer to an asynchronous completion.
+type asyncCompletion struct {
+	ID     string `json:"id"`
+	Object string `json:"object"`
+	Status string `json:"status"`
+}
+
+// completionsService returns the completion service, or NOT_FOUND when the
+// server was built without one.
+func (s *Server) completionsService() (*completion.Service, error) {
+	if s.completions == nil {
+		return nil, canvas.Errorf(canvas.ENOTFOUND, "Completions are not configured on this server.")
+	}
+	return s.completions, nil
+}
+
+// handleCreateCompletion runs a canvas: 200 with the completion response, a
+// text/event-stream when stream is set, or 202 when async or webhook_url is
+// set (async wins over stream).
+func (s *Server) handleCreateCompletion(w http.ResponseWriter, r *http.Request) error {
+	svc, err := s.completionsService()
+	if err != nil {
+		return err
+	}
+	var req completionRequest
+	if err := s.decodeJSON(r, "CompletionRequest", &req); err != nil {
+		return err
+	}
+	params := completion.RunParams{
+		CanvasID: req.CanvasID, EnvironmentName: req.EnvironmentName, VersionID: req.VersionID,
+		ApplicationID: req.ApplicationID, Variables: req.Variables, Settings: req.Settings,
+		Async: req.Async, WebhookURL: req.WebhookURL, ForwardHeaders: webhook.ForwardedHeaders(r.Header),
+	}
+	for _, m := range req.Messages {
+		params.Messages = append(params.Messages, m.Content)
+	}
+	if req.Stream && !req.Async && req.WebhookURL == "" {
+		return s.streamCompletion(w, r, svc, params)
+	}
+	run, err := svc.Run(r.Context(), params)
+	if err != nil {
+		return err
+	}
+	if run.Async {
+		writeJSON(w, http.StatusAccepted, asyncCompletion{ID: run.ID, Object: completion.AsyncObject, Status: run.Status})
+		return nil
+	}
+	writeJSON(w, http.StatusOK, run.Result)
+	return nil
+}
+
+// handleGetCompletion returns a completion run: its state and, once
+// finished, its result or error.
+func (s *Server) handleGetCompletion(w http.ResponseWriter, r *http.Request) error {
+	svc, err := s.completionsService()
+	if err != nil {
+		return err
+	}
+	id, err := pathUUID(r, "id")
+	if err != nil {
+		return err
+	}
+	run, err := svc.GetRun(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, run)
+	return nil
+}
+
+// streamCompletion answers with server-sent events: one chunk event per
+// piece of output, flushed at once, then "data: [DONE]". A failure before
+// the first byte is an ordinary error response; after it, an "error" event
+// carrying the error body. A client that goes away cancels the request
+// context, which stops the model.
+func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, svc *completion.Service, params completion.RunParams) error {
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w)}
+	params.Started = func(run *completion.Run) {
+		sw.id, sw.created = run.ID, run.CreatedAt.Unix()
+	}
+	params.Stream = sw.chunk
+	_, err := svc.Run(r.Context(), params)
+	if err != nil {
+		if !sw.started {
+			return err
+		}
+		if r.Context().Err() != nil {
+			return nil // the client is gone; the run is recorded failed
+		}
+		code := canvas.ErrorCode(err)
+		if code == completion.ErrCodeCancelled {
+			code = canvas.EPROVIDER
+		}
+		body, _ := json.Marshal(errorBody{Code: code, Message: canvas.ErrorMessage(err),
+			Details: canvas.ErrorDetails(err), RequestID: requestIDFrom(r.Context())})
+		_ = sw.event("error", body)
+		return nil
+	}
+	sw.start()
+	_ = sw.event("", []byte("[DONE]"))
+	return nil
+}
+
+// sseWriter writes a completion stream.
+type sseWriter struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	id      string
+	created int64
+	started bool
+}
+
+// start writes the stream's headers once.
+func (sw *sseWriter) start() {
+	if sw.started {
+		return
+	}
+	sw.started = true
+	h := sw.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	sw.w.WriteHeader(http.StatusOK)
+}
+
+// streamChunk is one chunk event of a completion stream.
+type streamChunk struct {
+	ID      string        `json:"id"`
+	Object  string        `json:"object"`
+	Created int64         `json:"created"`
+	Choices []chunkChoice `json:"choices"`
+}
+
+type chunkChoice struct {
+	Index int        `json:"index"`
+	Delta chunkDelta `json:"delta"`
+}
+
+type chunkDelta struct {
+	Content completion.Content `json:"content"`
+}
+
+// chunk writes one piece of output as a chunk event and flushes it; its
+// error (the client went away) stops the model.
+func (sw *sseWriter) chunk(c completion.Chunk) error {
+	b, err := json.Marshal(streamChunk{ID: sw.id, Object: completion.ChunkObject, Created: sw.created,
+		Choices: []chunkChoice{{Delta: chunkDelta{Content: completion.Content{Text: c.Text}}}}})
+	if err != nil {
+		return err
+	}
+	sw.start()
+	return sw.event("", b)
+}
+
+// event writes one event (named when name is set) and flushes it.
+func (sw *sseWriter) event(name string, data []byte) error {
+	var b strings.Builder
+	if name != "" {
+		b.WriteString("event: " + name + "\n")
+	}
+	b.WriteString("data: ")
+	b.Write(data)
+	b.WriteString("\n\n")
+	if _, err := sw.w.Write([]byte(b.String())); err != nil {
+		return err
+	}
+	return sw.rc.Flush()
+}

@@ -1,0 +1,68 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/webhook"
+)
+
+// registerTaskRoutes mounts one-off prompt runs. handleCreateTask is a
+// method so that middleware (idempotency) can wrap it.
+func (s *Server) registerTaskRoutes() {
+	s.route("POST /v1/tasks", s.idempotent(s.handleCreateTask))
+	s.route("GET /v1/tasks/{id}", s.handleGetTask)
+}
+
+// taskRequest is the body of POST /v1/tasks.
+type taskRequest struct {
+	Prompt     string         `json:"prompt"`
+	Model      string         `json:"model"`
+	WebhookURL string         `json:"webhook_url"`
+	Variables  map[string]any `json:"variables"`
+}
+
+// taskAccepted is the 202 answer to POST /v1/tasks.
+type taskAccepted struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+}
+
+// handleCreateTask queues a task: 202 {id, status}.
+func (s *Server) handleCreateTask(w http.ResponseWriter, r *http.Request) error {
+	svc, err := s.completionsService()
+	if err != nil {
+		return err
+	}
+	var req taskRequest
+	if err := s.decodeJSON(r, "TaskRequest", &req); err != nil {
+		return err
+	}
+	run, err := svc.RunTask(r.Context(), completion.TaskParams{
+		Prompt: req.Prompt, Model: req.Model, WebhookURL: req.WebhookURL, Variables: req.Variables,
+		ForwardHeaders: webhook.ForwardedHeaders(r.Header),
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, taskAccepted{ID: run.ID, Status: run.Status})
+	return nil
+}
+
+// handleGetTask returns a task run.
+func (s *Server) handleGetTask(w http.ResponseWriter, r *http.Request) error {
+	svc, err := s.completionsService()
+	if err != nil {
+		return err
+	}
+	id, err := pathUUID(r, "id")
+	if err != nil {
+		return err
+	}
+	run, err := svc.GetTask(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, run)
+	return nil
+}

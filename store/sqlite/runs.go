@@ -1,0 +1,194 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/queue"
+)
+
+// Compile-time check that DB implements the completion package's Store.
+var _ completion.Store = (*DB)(nil)
+
+// runCols are the columns scanRun reads, in order, from runs.
+const runCols = `id, workspace_id, kind, canvas_id, version_id, environment_name, application_id, model,
+	status, async, request, result, error, input_tokens, output_tokens, latency_ms, webhook_url,
+	forward_headers, created_by, created_at, updated_at, completed_at`
+
+// qInsertRun inserts a run; it is prepared at Open.
+const qInsertRun = `INSERT INTO runs (` + runCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// qGetRun reads a run by workspace and id.
+const qGetRun = `SELECT ` + runCols + ` FROM runs WHERE workspace_id = ? AND id = ?`
+
+func scanRun(r interface{ Scan(...any) error }) (*completion.Run, error) {
+	var run completion.Run
+	err := r.Scan(&run.ID, &run.WorkspaceID, &run.Kind, &run.CanvasID, &run.VersionID, &run.EnvironmentName,
+		&run.ApplicationID, &run.Model, &run.Status, &run.Async, jsonCol{&run.Request}, jsonCol{&run.Result},
+		jsonCol{&run.Error}, &run.Usage.InputTokens, &run.Usage.OutputTokens, &run.LatencyMs, &run.WebhookURL,
+		jsonCol{&run.ForwardHeaders}, &run.CreatedBy, timeCol{&run.CreatedAt}, timeCol{&run.UpdatedAt},
+		nullTimeCol{&run.CompletedAt})
+	return &run, err
+}
+
+// jsonOrNull encodes v as JSON text, or NULL when v is a nil pointer or an
+// empty slice.
+func jsonOrNull[T any](v T, empty bool) (any, error) {
+	if empty {
+		return nil, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
+}
+
+// CreateRun inserts r and, when job is not nil, job, in one transaction.
+// A run without a job (a sync run, recorded once answered) shares its
+// commit with concurrent ones (runs_batch.go).
+func (db *DB) CreateRun(ctx context.Context, r *completion.Run, job *queue.Job) error {
+	if job == nil {
+		return db.createRunGrouped(ctx, r)
+	}
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := insertRun(ctx, tx, r); err != nil {
+		return err
+	}
+	if job.RefID == "" {
+		job.RefID = r.ID
+	}
+	if err := insertJob(ctx, tx, job); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// insertRun writes r inside tx, setting its id when empty and its
+// timestamps from tx.now.
+func insertRun(ctx context.Context, tx *Tx, r *completion.Run) error {
+	if r.ID == "" {
+		r.ID = tx.db.NewID()
+	}
+	r.CreatedAt, r.UpdatedAt = tx.now, tx.now
+	if r.Terminal() {
+		r.CompletedAt = &tx.now
+	}
+	req, err := json.Marshal(r.Request)
+	if err != nil {
+		return err
+	}
+	result, err := jsonOrNull(r.Result, r.Result == nil)
+	if err != nil {
+		return err
+	}
+	runErr, err := jsonOrNull(r.Error, r.Error == nil)
+	if err != nil {
+		return err
+	}
+	headers, err := jsonOrNull(r.ForwardHeaders, len(r.ForwardHeaders) == 0)
+	if err != nil {
+		return err
+	}
+	var completed any
+	if r.CompletedAt != nil {
+		completed = formatTime(*r.CompletedAt)
+	}
+	_, err = tx.exec(ctx, qInsertRun, r.ID, r.WorkspaceID, r.Kind, r.CanvasID, r.VersionID, r.EnvironmentName,
+		r.ApplicationID, r.Model, r.Status, r.Async, string(req), result, runErr, r.Usage.InputTokens,
+		r.Usage.OutputTokens, r.LatencyMs, r.WebhookURL, headers, r.CreatedBy, formatTime(tx.now),
+		formatTime(tx.now), completed)
+	return translate(err)
+}
+
+// GetRun returns a run of the workspace.
+func (db *DB) GetRun(ctx context.Context, workspaceID, id string) (*completion.Run, error) {
+	r, err := scanRun(db.read.QueryRowContext(ctx, qGetRun, workspaceID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, canvas.NotFound("run")
+	}
+	return r, err
+}
+
+// StartRun moves a queued or running run to running; a terminal run is
+// CONFLICT.
+func (db *DB) StartRun(ctx context.Context, workspaceID, id string) (*completion.Run, error) {
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	r, err := getRunTx(ctx, tx, workspaceID, id)
+	if err != nil {
+		return nil, err
+	}
+	if r.Terminal() {
+		return nil, canvas.Errorf(canvas.ECONFLICT, "The run has already finished.")
+	}
+	if _, err := tx.exec(ctx, `UPDATE runs SET status = ?, updated_at = ? WHERE id = ?`,
+		completion.StatusRunning, formatTime(tx.now), id); err != nil {
+		return nil, err
+	}
+	r.Status, r.UpdatedAt = completion.StatusRunning, tx.now
+	return r, tx.Commit()
+}
+
+// FinishRun writes r's final state and the notification job, when there is
+// one, in one transaction; a run already terminal is CONFLICT.
+func (db *DB) FinishRun(ctx context.Context, r *completion.Run, notify *queue.Job) error {
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	cur, err := getRunTx(ctx, tx, r.WorkspaceID, r.ID)
+	if err != nil {
+		return err
+	}
+	if cur.Terminal() {
+		return canvas.Errorf(canvas.ECONFLICT, "The run has already finished.")
+	}
+	if !r.Terminal() {
+		return canvas.Errorf(canvas.EINVALID, "FinishRun needs a terminal status, not %q.", r.Status)
+	}
+	result, err := jsonOrNull(r.Result, r.Result == nil)
+	if err != nil {
+		return err
+	}
+	runErr, err := jsonOrNull(r.Error, r.Error == nil)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.exec(ctx, `UPDATE runs SET status = ?, model = ?, result = ?, error = ?, input_tokens = ?,
+		output_tokens = ?, latency_ms = ?, updated_at = ?, completed_at = ? WHERE id = ?`,
+		r.Status, r.Model, result, runErr, r.Usage.InputTokens, r.Usage.OutputTokens, r.LatencyMs,
+		formatTime(tx.now), formatTime(tx.now), r.ID); err != nil {
+		return err
+	}
+	if notify != nil {
+		if err := insertJob(ctx, tx, notify); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	r.UpdatedAt, r.CompletedAt = tx.now, &tx.now
+	return nil
+}
+
+func getRunTx(ctx context.Context, tx *Tx, workspaceID, id string) (*completion.Run, error) {
+	r, err := scanRun(tx.queryRow(ctx, qGetRun, workspaceID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, canvas.NotFound("run")
+	}
+	return r, err
+}
