@@ -74,6 +74,13 @@ func TestVersion_Create(t *testing.T) {
 		assert.Equal(t, []any{}, v["messages"])
 		assert.Equal(t, []any{}, v["variables"])
 	})
+	t.Run("MessageRoleDefaultsToSystem", func(t *testing.T) {
+		v := e.mustVersion(t, map[string]any{"message": map[string]any{"content": "Plain {{x}}"}})
+		m := v["message"].(map[string]any)
+		assert.Equal(t, "system", m["role"])
+		assert.Equal(t, float64(0), m["index"])
+		assert.Equal(t, "Plain {{x}}", v["content"], "the prompt is read from it")
+	})
 	t.Run("Duplicate", func(t *testing.T) {
 		origin := e.mustVersion(t, map[string]any{
 			"title":         "Origin",
@@ -201,6 +208,11 @@ func TestVersion_Update(t *testing.T) {
 		got := patch(t, map[string]any{"configuration": map[string]any{"temperature": 0.2}})
 		assert.Equal(t, map[string]any{"model": "echo", "type": "chat", "temperature": 0.2, "maxTokens": float64(100)}, got["configuration"],
 			"only the temperature changes")
+	})
+	t.Run("MergePatchNullRemovesKey", func(t *testing.T) {
+		got := patch(t, map[string]any{"configuration": map[string]any{"maxTokens": nil}})
+		assert.Equal(t, map[string]any{"model": "echo", "type": "chat", "temperature": 0.2}, got["configuration"],
+			"null removes a typed key, as RFC 7386 says")
 	})
 	t.Run("Fields", func(t *testing.T) {
 		got := patch(t, map[string]any{"title": "Renamed", "draft": true, "content": "after", "variables": []any{map[string]any{"name": "n"}}})
