@@ -143,8 +143,14 @@ func TestCompletion_AsyncSurvivesWorkerLoss(t *testing.T) {
 		e.StartWorker(t, queue.WorkerOptions{})
 		run := e.waitRun(t, completionsPath+"/"+id)
 		assert.Equal(t, completion.StatusCompleted, run["status"], "the expired lease was claimed again")
-		job, err := e.Store.GetJob(ctx, jobs[0].ID)
-		require.NoError(t, err)
+		// The run is finished before the worker records the job's outcome,
+		// so wait for the job itself.
+		var job *queue.Job
+		require.Eventually(t, func() bool {
+			job, err = e.Store.GetJob(ctx, jobs[0].ID)
+			require.NoError(t, err)
+			return job.Status != queue.StatusRunning
+		}, 10*time.Second, 10*time.Millisecond)
 		assert.Equal(t, queue.StatusSucceeded, job.Status)
 		assert.Equal(t, 2, job.Attempts)
 	})
