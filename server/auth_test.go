@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +20,6 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/server"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
 	"github.com/stretchr/testify/assert"
@@ -35,29 +33,10 @@ var authNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // opts configure, on the fixed clock authNow.
 func newJWTEnv(t testing.TB, opts ...server.AuthOption) *testEnv {
 	t.Helper()
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "canvas.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
-
 	opts = append([]server.AuthOption{server.WithAuthClock(func() time.Time { return authNow })}, opts...)
-	h, err := server.New(server.Options{
-		Store:        db,
-		Canvases:     canvas.NewService(db),
-		Environments: env.NewService(db, db),
-		Auth:         server.NewAuthenticator(db, opts...),
+	return newTestEnv(t, func(_ testing.TB, db *sqlite.DB, o *server.Options) {
+		o.Auth = server.NewAuthenticator(db, opts...)
 	})
-	require.NoError(t, err)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-
-	ws := &canvas.Workspace{Name: "test"}
-	require.NoError(t, db.CreateWorkspace(ctx, ws))
-	e := &testEnv{t: t, URL: srv.URL, Store: db, Workspace: ws}
-	e.Admin = e.Key(canvas.RoleAdmin)
-	e.Editor = e.Key(canvas.RoleEditor)
-	e.Viewer = e.Key(canvas.RoleViewer)
-	return e
 }
 
 // claims returns valid claims of the env's workspace, changed by edit.

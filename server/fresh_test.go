@@ -10,7 +10,6 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/server"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
 	"github.com/stretchr/testify/assert"
@@ -129,36 +128,10 @@ func TestEnvironment_VersionFresh(t *testing.T) {
 	})
 }
 
-// newFileEnv is newTestEnv with the database path returned, so that a test
-// can open the file a second time, as another process would.
-func newFileEnv(t *testing.T) (*testEnv, string) {
-	t.Helper()
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "canvas.db")
-	db, err := sqlite.Open(ctx, path)
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
-	h, err := server.New(server.Options{
-		Store:        db,
-		Canvases:     canvas.NewService(db),
-		Environments: env.NewService(db, db),
-		Auth:         server.NewAuthenticator(db),
-	})
-	require.NoError(t, err)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	ws := &canvas.Workspace{Name: "test"}
-	require.NoError(t, db.CreateWorkspace(ctx, ws))
-	e := &testEnv{t: t, URL: srv.URL, Store: db, Workspace: ws}
-	e.Admin = e.Key(canvas.RoleAdmin)
-	e.Editor = e.Key(canvas.RoleEditor)
-	e.Viewer = e.Key(canvas.RoleViewer)
-	return e, path
-}
-
 func TestAuthenticator_Fresh(t *testing.T) {
 	t.Run("RevokedByAnotherProcess", func(t *testing.T) {
-		e, path := newFileEnv(t)
+		e := newTestEnv(t)
+		path := e.Path
 		ec := mustEnvCanvas(t, e, 1)
 		ec.mustPublish(t, "production", 1)
 		token := e.Key(canvas.RoleViewer)

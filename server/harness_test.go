@@ -21,9 +21,12 @@ import (
 // testEnv is a real server on a real SQLite database in a temp dir, with a
 // workspace and one API key per role.
 type testEnv struct {
-	t         testing.TB
-	URL       string
-	Store     *sqlite.DB
+	t     testing.TB
+	URL   string
+	Store *sqlite.DB
+	// Path is the database file, for a test that opens it a second time as
+	// another process would.
+	Path      string
 	Workspace *canvas.Workspace
 	Admin     string
 	Editor    string
@@ -38,7 +41,8 @@ type envOption func(t testing.TB, db *sqlite.DB, o *server.Options)
 func newTestEnv(t testing.TB, opts ...envOption) *testEnv {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "canvas.db"))
+	path := filepath.Join(t.TempDir(), "canvas.db")
+	db, err := sqlite.Open(ctx, path)
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 
@@ -58,7 +62,7 @@ func newTestEnv(t testing.TB, opts ...envOption) *testEnv {
 
 	ws := &canvas.Workspace{Name: "test"}
 	require.NoError(t, db.CreateWorkspace(ctx, ws))
-	e := &testEnv{t: t, URL: srv.URL, Store: db, Workspace: ws}
+	e := &testEnv{t: t, URL: srv.URL, Store: db, Path: path, Workspace: ws}
 	e.Admin = e.Key(canvas.RoleAdmin)
 	e.Editor = e.Key(canvas.RoleEditor)
 	e.Viewer = e.Key(canvas.RoleViewer)
