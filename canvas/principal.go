@@ -113,3 +113,18 @@ func (p *Principal) CheckCanvas(c *Canvas) error {
 	}
 	return nil
 }
+
+// ReachableCanvas returns the live canvas id of the principal's workspace,
+// with Favorited filled for a principal with a user identity, after checking
+// as CheckCanvas does that the principal may reach it. Every service that
+// acts on a canvas loads it through here.
+func ReachableCanvas(ctx context.Context, store Store, p *Principal, id string) (*Canvas, error) {
+	c, err := store.GetCanvas(ctx, p.WorkspaceID, id, p.UserID)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.CheckCanvas(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}

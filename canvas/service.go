@@ -72,17 +72,9 @@ func (s *Service) ListProjects(ctx context.Context) ([]*Project, error) {
 	return out, nil
 }
 
-// canvas returns a live canvas the principal may reach, with Favorited
-// filled for a principal with a user identity.
+// canvas returns a live canvas the principal may reach.
 func (s *Service) canvas(ctx context.Context, p *Principal, id string) (*Canvas, error) {
-	c, err := s.store.GetCanvas(ctx, p.WorkspaceID, id, p.UserID)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.CheckCanvas(c); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return ReachableCanvas(ctx, s.store, p, id)
 }
 
 // version returns a live version whose canvas the principal may reach.

@@ -150,12 +150,5 @@ func (s *Service) get(ctx context.Context, id, kind string) (*Run, error) {
 
 // canvas returns a live canvas the principal may reach.
 func (s *Service) canvas(ctx context.Context, p *canvas.Principal, id string) (*canvas.Canvas, error) {
-	c, err := s.canvases.GetCanvas(ctx, p.WorkspaceID, id, p.UserID)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.CheckCanvas(c); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return canvas.ReachableCanvas(ctx, s.canvases, p, id)
 }

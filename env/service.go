@@ -342,12 +342,5 @@ func ClampLimit(limit int) int {
 
 // canvas loads a live canvas and checks that the principal may reach it.
 func (s *Service) canvas(ctx context.Context, p *canvas.Principal, id string) (*canvas.Canvas, error) {
-	c, err := s.canvases.GetCanvas(ctx, p.WorkspaceID, id, p.UserID)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.CheckCanvas(c); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return canvas.ReachableCanvas(ctx, s.canvases, p, id)
 }
