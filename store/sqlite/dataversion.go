@@ -35,16 +35,30 @@ var _ canvas.ChangeVersioner = (*DB)(nil)
 //     that could close it and open another; if it fails, DataVersion
 //     returns the error and callers simply do not cache.
 //
-// The pragma runs as a driver statement prepared once on the connection,
-// below database/sql, whose per-query bookkeeping costs as much as the
-// pragma itself. The mutex serializes the reads, since a connection runs
-// one statement at a time, and guards dest.
+// data_version moves on every commit, including the ones no cache cares
+// about (run records, job leases, idempotency keys). What callers get is
+// therefore the revision counter of migration 008, which triggers increment
+// on every change to a table caches derive values from. It is read again
+// only when data_version has moved since the last read: an unchanged
+// data_version proves that nothing was committed, so the counter cannot have
+// moved either. The counter is read after the pragma, so it is never older
+// than the moment the pragma speaks for.
+//
+// Both statements run as driver statements prepared once on the
+// connection, below database/sql, whose per-query bookkeeping costs as much
+// as the pragma itself. The mutex serializes the reads, since a connection
+// runs one statement at a time, and guards dest and the last values.
 type dataVersion struct {
-	mu   sync.Mutex
-	pool *sql.DB
-	conn *sql.Conn
-	stmt driver.StmtQueryContext
-	dest []driver.Value
+	mu       sync.Mutex
+	pool     *sql.DB
+	conn     *sql.Conn
+	pragma   driver.StmtQueryContext
+	revision driver.StmtQueryContext
+	dest     []driver.Value
+
+	known    bool  // lastData and lastRev hold a reading
+	lastData int64 // data_version at the last reading
+	lastRev  int64 // the revision counter at the last reading
 }
 
 // openDataVersion opens the dedicated connection on dsn, which must be
@@ -60,14 +74,12 @@ func openDataVersion(ctx context.Context, dsn string) (*dataVersion, error) {
 	dv := &dataVersion{pool: pool, dest: make([]driver.Value, 1)}
 	if dv.conn, err = pool.Conn(ctx); err == nil {
 		err = dv.conn.Raw(func(dc any) error {
-			s, err := dc.(driver.ConnPrepareContext).PrepareContext(ctx, `PRAGMA data_version`)
-			if err != nil {
+			var err error
+			if dv.pragma, err = prepareQuery(ctx, dc, `PRAGMA data_version`); err != nil {
 				return err
 			}
-			if dv.stmt, _ = s.(driver.StmtQueryContext); dv.stmt == nil {
-				return errors.Join(errors.New("the driver's statements take no context"), s.Close())
-			}
-			return nil
+			dv.revision, err = prepareQuery(ctx, dc, `SELECT value FROM revision WHERE id = 1`)
+			return err
 		})
 	}
 	if err != nil {
@@ -76,37 +88,69 @@ func openDataVersion(ctx context.Context, dsn string) (*dataVersion, error) {
 	return dv, nil
 }
 
-// read returns the current data version. The pragma takes microseconds, so
+// prepareQuery prepares query on the driver connection dc.
+func prepareQuery(ctx context.Context, dc any, query string) (driver.StmtQueryContext, error) {
+	s, err := dc.(driver.ConnPrepareContext).PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	q, ok := s.(driver.StmtQueryContext)
+	if !ok {
+		return nil, errors.Join(errors.New("the driver's statements take no context"), s.Close())
+	}
+	return q, nil
+}
+
+// read returns the current revision. The statements take microseconds, so
 // it ignores ctx's cancellation: watching a context costs the driver a
 // goroutine per statement, more than the statement itself.
 func (dv *dataVersion) read(ctx context.Context) (int64, error) {
 	dv.mu.Lock()
 	defer dv.mu.Unlock()
-	var v int64
+	ctx = context.WithoutCancel(ctx)
+	var rev int64
 	err := dv.conn.Raw(func(any) error {
-		rows, err := dv.stmt.QueryContext(context.WithoutCancel(ctx), nil)
-		if err != nil {
+		data, err := dv.queryInt(ctx, dv.pragma)
+		if err != nil || (dv.known && data == dv.lastData) {
+			rev = dv.lastRev
 			return err
 		}
-		err = rows.Next(dv.dest)
-		if err == nil {
-			var ok bool
-			if v, ok = dv.dest[0].(int64); !ok {
-				err = fmt.Errorf("unexpected value %T", dv.dest[0])
-			}
+		if rev, err = dv.queryInt(ctx, dv.revision); err != nil {
+			return err
 		}
-		return errors.Join(err, rows.Close())
+		dv.known, dv.lastData, dv.lastRev = true, data, rev
+		return nil
 	})
 	if err != nil {
+		dv.known = false
 		return 0, fmt.Errorf("sqlite: data version: %w", err)
 	}
-	return v, nil
+	return rev, nil
+}
+
+// queryInt runs a prepared one-row, one-column query.
+func (dv *dataVersion) queryInt(ctx context.Context, stmt driver.StmtQueryContext) (int64, error) {
+	rows, err := stmt.QueryContext(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	var v int64
+	err = rows.Next(dv.dest)
+	if err == nil {
+		var ok bool
+		if v, ok = dv.dest[0].(int64); !ok {
+			err = fmt.Errorf("unexpected value %T", dv.dest[0])
+		}
+	}
+	return v, errors.Join(err, rows.Close())
 }
 
 func (dv *dataVersion) close() error {
 	var errs []error
-	if dv.stmt != nil {
-		errs = append(errs, dv.conn.Raw(func(any) error { return dv.stmt.(driver.Stmt).Close() }))
+	for _, stmt := range []driver.StmtQueryContext{dv.pragma, dv.revision} {
+		if stmt != nil {
+			errs = append(errs, dv.conn.Raw(func(any) error { return stmt.(driver.Stmt).Close() }))
+		}
 	}
 	if dv.conn != nil {
 		errs = append(errs, dv.conn.Close())
@@ -114,13 +158,15 @@ func (dv *dataVersion) close() error {
 	return errors.Join(append(errs, dv.pool.Close())...)
 }
 
-// DataVersion returns a number that changes whenever a change is committed
-// to the database file, by this DB or by any other connection or process
-// (canvasd keys revoke on the same file, for example), and stays the same
-// otherwise. Values are comparable only with each other for one DB between
-// Open and Close. A cache may serve a value it built after reading version
-// n for as long as DataVersion still returns n: no commit has happened
-// since, so the value is what the database would answer now.
+// DataVersion returns a number that changes whenever a change to a table
+// that caches derive values from (workspaces, projects, API keys, canvases,
+// favorites, versions, messages, environments, publications) is committed,
+// by this DB or by any other connection or process (canvasd keys revoke on
+// the same file, for example), and stays the same otherwise; commits to
+// other tables, such as run records and job leases, leave it alone. A cache
+// may serve a value it built after reading version n for as long as
+// DataVersion still returns n: none of that data changed since, so the value
+// is what the database would answer now.
 func (db *DB) DataVersion(ctx context.Context) (int64, error) {
 	return db.dataVersion.read(ctx)
 }

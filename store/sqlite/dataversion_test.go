@@ -7,6 +7,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -77,6 +78,46 @@ func TestDB_DataVersion(t *testing.T) {
 		var queryOnly int
 		require.NoError(t, db.dataVersion.conn.QueryRowContext(ctx, `PRAGMA query_only`).Scan(&queryOnly))
 		assert.Equal(t, 1, queryOnly)
+	})
+
+	t.Run("OtherTablesLeaveIt", func(t *testing.T) {
+		db := mustOpen(t, filepath.Join(t.TempDir(), "canvas.db"))
+		c, _ := dataVersionCanvas(t, db)
+		before := mustDataVersion(t, db)
+		require.NoError(t, db.EnqueueJob(ctx, &queue.Job{WorkspaceID: c.WorkspaceID, Kind: "k"}))
+		assert.Equal(t, before, mustDataVersion(t, db), "a job is nothing a cache reads")
+		_, _, err := db.Publish(ctx, env.PublishParams{})
+		require.Error(t, err)
+		assert.Equal(t, before, mustDataVersion(t, db), "a failed write commits nothing")
+	})
+
+	t.Run("EveryTableIsClassified", func(t *testing.T) {
+		// A table is either counted by the revision triggers (caches derive
+		// values from it) or listed here as one no cache reads. A new table
+		// must be put in one of the two, so that a cached value can never
+		// miss a change to the data it came from.
+		uncached := map[string]bool{
+			"migrations": true, "revision": true, "jobs": true, "runs": true, "idempotency_keys": true,
+			"secrets": true, "files": true,
+			"test_cases": true, "test_case_tags": true, "test_case_tag_assignments": true, "generations": true,
+		}
+		db := mustOpen(t, filepath.Join(t.TempDir(), "canvas.db"))
+		rows, err := db.read.QueryContext(ctx, `SELECT t.name,
+			(SELECT COUNT(*) FROM sqlite_master g WHERE g.type = 'trigger' AND g.tbl_name = t.name AND g.name LIKE '%_revision_%')
+			FROM sqlite_master t WHERE t.type = 'table' AND t.name NOT LIKE 'sqlite_%'`)
+		require.NoError(t, err)
+		defer rows.Close()
+		for rows.Next() {
+			var name string
+			var triggers int
+			require.NoError(t, rows.Scan(&name, &triggers))
+			if uncached[name] {
+				assert.Zero(t, triggers, "table %s is listed as uncached but has revision triggers", name)
+			} else {
+				assert.Equal(t, 3, triggers, "table %s needs insert, update and delete revision triggers (migration 008) or a place in the uncached list", name)
+			}
+		}
+		require.NoError(t, rows.Err())
 	})
 
 	t.Run("AfterClose", func(t *testing.T) {
