@@ -11,9 +11,20 @@ import (
 
 // Message is one rendered message sent to a model: a role (one of the
 // canvas.Role* values) and its final text.
+//
+// A message rendered from file variables carries their addresses in
+// FileRefs, each naming the span of Content that stands for the file; it is
+// in this form that runs are stored (addresses, never bytes). Resolving the
+// files (FileResolver.Resolve) replaces each span with the file's marker
+// "[file name=<name> type=<mime> size=<n>]", followed on the next line by
+// the content of a text file, clears FileRefs, and leaves in Files the parts
+// that are not text: images and other files, in order. Providers send Files
+// in the form their back end understands.
 type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role     string    `json:"role"`
+	Content  string    `json:"content"`
+	FileRefs []FileRef `json:"fileRefs,omitempty"`
+	Files    []File    `json:"-"`
 }
 
 // Request is what a Provider answers. Model names the model the Registry

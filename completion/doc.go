@@ -14,7 +14,15 @@
 // a JSON number (or any Go number); boolean takes a bool; json takes any value
 // and is inserted as compact JSON; file takes a {"file_url": "..."} object or
 // an array of them, each inserted as the marker "[file: <url>]" (several
-// separated by "\n") until the file vault resolves them into model input.
+// separated by "\n") and recorded in the message's FileRefs.
+//
+// A FileResolver turns those references into model input before a model is
+// called: vault:// addresses through a FileOpener (VaultFiles over the
+// vault), public URLs through the SSRF-guarded client with a timeout and a
+// size limit. Each marker becomes "[file name=<name> type=<mime> size=<n>]";
+// text files are inlined after it, images (when the variable allows
+// multimodal input) and other files travel as the message's Files. Runs
+// store the references, never the bytes.
 //
 // A Provider answers a Request in one go (Complete) or chunk by chunk
 // (Stream). Both are part of the interface because back ends differ: the

@@ -24,6 +24,11 @@ type EchoOptions struct {
 // joined by "\n". It streams that answer word by word (each chunk is a word
 // with the blanks before it), counts input tokens as the words of the
 // messages and output tokens as the chunks, and finishes with "stop".
+//
+// Files reach echo resolved (FileResolver.Resolve): each one appears in its
+// answer as the marker "[file name=<name> type=<mime> size=<n>]" that stands
+// in the message text, a text file followed by its content; the bytes of
+// the message's other Files are not echoed.
 type Echo struct {
 	opts EchoOptions
 }

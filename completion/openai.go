@@ -2,6 +2,7 @@ package completion
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -181,7 +182,10 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Chunk) error
 
 // params builds the chat completion parameters of req. Roles map one to one;
 // a function message is sent with the name "function", since versions do not
-// record one, and an unknown role is sent as user. The structured output
+// record one, and an unknown role is sent as user. A user message with Files
+// is sent as a text part followed by one part per file (see fileParts); the
+// files of a system, assistant or function message, whose content OpenAI
+// takes as text only, are sent in an extra user message right after it. The structured output
 // schema is checked first, so that an invalid one never reaches the back end.
 func (p *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
 	params := openai.ChatCompletionNewParams{
@@ -199,7 +203,17 @@ func (p *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
 				OfFunction: &openai.ChatCompletionFunctionMessageParam{Content: openai.String(m.Content), Name: "function"},
 			})
 		default:
+			if len(m.Files) > 0 {
+				parts := append([]openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(m.Content)}, fileParts(m.Files)...)
+				params.Messages = append(params.Messages, openai.UserMessage(parts))
+				continue
+			}
 			params.Messages = append(params.Messages, openai.UserMessage(m.Content))
+		}
+		if len(m.Files) > 0 {
+			// Only user messages carry parts other than text: the files of
+			// any other message follow it in a user message of their own.
+			params.Messages = append(params.Messages, openai.UserMessage(fileParts(m.Files)))
 		}
 	}
 	if req.Temperature != nil {
@@ -257,4 +271,21 @@ func (p *OpenAI) failure(ctx context.Context, err error) error {
 		e.Message = fmt.Sprintf("Model provider %q failed.", p.opts.Name)
 	}
 	return e
+}
+
+// fileParts returns the content parts of files: an image_url part with a
+// base64 data: URL for an image, a file part {filename, file_data} with a
+// base64 data: URL for any other file.
+func fileParts(files []File) []openai.ChatCompletionContentPartUnionParam {
+	parts := make([]openai.ChatCompletionContentPartUnionParam, 0, len(files))
+	for _, f := range files {
+		data := "data:" + f.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(f.Data)
+		if f.Image {
+			parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: data}))
+			continue
+		}
+		parts = append(parts, openai.FileContentPart(openai.ChatCompletionContentPartFileFileParam{
+			Filename: openai.String(f.Name), FileData: openai.String(data)}))
+	}
+	return parts
 }

@@ -22,7 +22,9 @@ import (
 // problems are returned as one VALIDATION error with a detail per variable at
 // "/json/variables/<name>": a required variable without a value, or a value
 // of the wrong kind for the declared type. A nil value counts as no value.
-// See the package documentation for how each kind is written into the text.
+// See the package documentation for how each kind is written into the text;
+// each file marker is also recorded, with its span, in the message's
+// FileRefs, for a FileResolver to replace with the file itself.
 //
 // Render only reads its arguments, makes one pass over each message and
 // returns a message's content unchanged (without copying) when there is
@@ -43,7 +45,8 @@ func Render(messages []canvas.Message, defs []canvas.Variable, values map[string
 		if m.DeletedAt != nil {
 			continue
 		}
-		out = append(out, Message{Role: m.Role, Content: r.render(m.Content)})
+		r.refs = nil
+		out = append(out, Message{Role: m.Role, Content: r.render(m.Content), FileRefs: r.refs})
 	}
 	return out, nil
 }
@@ -72,6 +75,8 @@ type renderer struct {
 	defs        []canvas.Variable
 	values      map[string]any
 	jsonScalars bool
+	// refs collects the file references of the message being rendered.
+	refs []FileRef
 }
 
 // render returns s with every placeholder that a value or a definition
@@ -194,7 +199,7 @@ func (r *renderer) writeValue(b *strings.Builder, name string, v any) {
 		b.Write(strconv.AppendUint(num[:0], v, 10))
 	default:
 		if d := r.declared(name); d != nil && d.Type == canvas.VariableFile {
-			writeFiles(b, v)
+			r.writeFiles(b, d, v)
 			return
 		}
 		writeJSON(b, v)
@@ -234,20 +239,25 @@ func writeJSON(b *strings.Builder, v any) {
 	b.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }
 
-// writeFiles writes a file value (one {"file_url"} object or an array of
-// them) as "[file: <url>]" markers separated by "\n".
-func writeFiles(b *strings.Builder, v any) {
+// writeFiles writes a file value of variable d (one {"file_url"} object or
+// an array of them) as "[file: <url>]" markers separated by "\n", and
+// records a FileRef spanning each marker.
+func (r *renderer) writeFiles(b *strings.Builder, d *canvas.Variable, v any) {
 	switch v := v.(type) {
 	case map[string]any:
+		url := v["file_url"].(string)
+		start := b.Len()
 		b.WriteString("[file: ")
-		b.WriteString(v["file_url"].(string))
+		b.WriteString(url)
 		b.WriteByte(']')
+		r.refs = append(r.refs, FileRef{Variable: d.Name, URL: url,
+			Multimodal: d.ProcessingOptions.AllowMultimodal, Start: start, End: b.Len()})
 	case []any:
 		for i, f := range v {
 			if i > 0 {
 				b.WriteByte('\n')
 			}
-			writeFiles(b, f)
+			r.writeFiles(b, d, f)
 		}
 	}
 }

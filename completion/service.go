@@ -25,6 +25,8 @@ type Options struct {
 	// Notify, when set, is called after a job is enqueued, to wake the
 	// queue worker so that the work starts at once.
 	Notify func()
+	// Files resolves file variables: vault:// addresses and public URLs.
+	Files FileOptions
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// NewID returns run ids; nil means random UUIDs.
@@ -41,6 +43,7 @@ type Service struct {
 	envs      *env.Service
 	providers *Registry
 	notify    func()
+	files     *FileResolver
 	now       func() time.Time
 	newID     func() string
 }
@@ -48,7 +51,8 @@ type Service struct {
 // NewService returns a Service.
 func NewService(opts Options) *Service {
 	s := &Service{store: opts.Store, canvases: opts.Canvases, envs: opts.Environments,
-		providers: opts.Providers, notify: opts.Notify, now: opts.Now, newID: opts.NewID}
+		providers: opts.Providers, notify: opts.Notify, files: NewFileResolver(opts.Files), now: opts.Now,
+		newID: opts.NewID}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -86,6 +90,9 @@ type RunParams struct {
 	Variables map[string]any
 	// Messages are appended to the version's messages as user messages.
 	Messages []string
+	// Conversation is appended after Messages with its own roles, unrendered:
+	// the messages of a test case.
+	Conversation []Message
 	// Settings override the version's configuration.
 	Settings *Settings
 	// Stream, when set, receives the output chunk by chunk. Started, when

@@ -29,6 +29,15 @@ const completionMaxAttempts = 3
 // override its configuration, and the model must be served by a provider
 // (VALIDATION otherwise). An empty model means EchoModel.
 //
+// File variables are resolved in the principal's workspace (see
+// FileResolver.Resolve): a vault address that does not resolve there is
+// NOT_FOUND, a public file that cannot be used is VALIDATION naming the
+// variable. Synchronous and streamed runs resolve them before the model is
+// called, and fail without being recorded; asynchronous runs are checked
+// when accepted (addresses and vault files, see FileResolver.Check) and
+// store only the addresses, which the job resolves when it runs (a file
+// deleted meanwhile fails the run with NOT_FOUND).
+//
 // Synchronous and streamed runs return the finished run, recorded; a model
 // failure, or output that does not match the structured output schema, is
 // a PROVIDER_ERROR (the run is recorded failed). Asynchronous runs (Async
@@ -44,6 +53,9 @@ func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 		return nil, err
 	}
 	if run.Async {
+		if err := s.files.Check(ctx, run.WorkspaceID, run.Request.Messages); err != nil {
+			return nil, err
+		}
 		job := &queue.Job{WorkspaceID: run.WorkspaceID, Kind: JobKindCompletion, RefID: run.ID,
 			MaxAttempts: completionMaxAttempts}
 		if err := s.store.CreateRun(ctx, run, job); err != nil {
@@ -52,11 +64,15 @@ func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 		s.notify()
 		return run, nil
 	}
+	req, err := s.request(ctx, run)
+	if err != nil {
+		return nil, err
+	}
 	if params.Started != nil {
 		params.Started(run)
 	}
 	start := time.Now()
-	res, err := s.execute(ctx, run, params.Stream)
+	res, err := s.call(ctx, req, params.Stream)
 	s.finish(run, res, err, time.Since(start))
 	if werr := s.store.CreateRun(context.WithoutCancel(ctx), run, nil); werr != nil {
 		return nil, werr
@@ -86,7 +102,7 @@ func (s *Service) prepare(ctx context.Context, p *canvas.Principal, params RunPa
 	if err != nil {
 		return nil, err
 	}
-	rr.Messages = WithUserMessages(rendered, params.Messages...)
+	rr.Messages = append(WithUserMessages(rendered, params.Messages...), params.Conversation...)
 	now := s.now().UTC()
 	return &Run{
 		ID: s.newID(), WorkspaceID: p.WorkspaceID, Kind: KindCompletion, CanvasID: params.CanvasID,
@@ -189,10 +205,33 @@ func (s *Service) settings(cfg canvas.Configuration, o *Settings) (*RunRequest, 
 	return rr, nil
 }
 
-// execute calls the model for run, streaming to emit when it is set, and
-// checks the output against the structured output schema.
+// execute resolves run's files and calls the model for it (see call).
 func (s *Service) execute(ctx context.Context, run *Run, emit func(Chunk) error) (*Result, error) {
+	req, err := s.request(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	return s.call(ctx, req, emit)
+}
+
+// request is the provider request of run, its files resolved in the run's
+// workspace: runs store file addresses only, and every execution reads the
+// files again.
+func (s *Service) request(ctx context.Context, run *Run) (Request, error) {
 	req := run.Request.providerRequest()
+	if HasFileRefs(req.Messages) {
+		msgs, err := s.files.Resolve(ctx, run.WorkspaceID, req.Messages)
+		if err != nil {
+			return req, err
+		}
+		req.Messages = msgs
+	}
+	return req, nil
+}
+
+// call calls the model for req, streaming to emit when it is set, and
+// checks the output against the structured output schema.
+func (s *Service) call(ctx context.Context, req Request, emit func(Chunk) error) (*Result, error) {
 	var schema *Schema
 	if req.structured() {
 		var err error
