@@ -57,14 +57,22 @@ type Worker struct {
 
 	mu      sync.Mutex
 	started bool
-	running map[string]context.CancelCauseFunc // job id -> cancel of its context
+	running map[string]runningJob // job id -> the running job
+}
+
+// runningJob is a job whose handler is running: the record it serves and
+// the cancel of its context.
+type runningJob struct {
+	refID  string
+	cancel context.CancelCauseFunc
 }
 
 // errLeaseLost and errShutdown are the causes with which a job's context is
-// cancelled.
+// cancelled; errCancelled, Cancel's cause, is a lease lost on purpose.
 var (
 	errLeaseLost = errors.New("queue: lease lost")
 	errShutdown  = errors.New("queue: worker shutting down")
+	errCancelled = fmt.Errorf("queue: job cancelled: %w", errLeaseLost)
 )
 
 // DefaultBackoff is exponential backoff with full jitter: a random delay
@@ -113,7 +121,7 @@ func NewWorker(store Store, opts WorkerOptions) *Worker {
 		opts.Clock = time.Now
 	}
 	return &Worker{store: store, opts: opts, handlers: map[string]Handler{},
-		wake: make(chan struct{}, 1), running: map[string]context.CancelCauseFunc{}}
+		wake: make(chan struct{}, 1), running: map[string]runningJob{}}
 }
 
 // Owner returns the id the worker's leases are held under.
@@ -141,6 +149,28 @@ func (w *Worker) Notify() {
 	case w.wake <- struct{}{}:
 	default:
 	}
+}
+
+// Cancel cancels at once the context of every handler of this worker
+// running a job that serves refID, and reports how many it cancelled. It is
+// the in-process fast path of a cancellation: call it after the store has
+// cancelled the jobs (Store.CancelJobs), which other workers learn at their
+// next heartbeat. The outcome of a cancelled handler is dropped, as when its
+// lease is lost; an empty refID cancels nothing.
+func (w *Worker) Cancel(refID string) int {
+	if refID == "" {
+		return 0
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, rj := range w.running {
+		if rj.refID == refID {
+			rj.cancel(errCancelled)
+			n++
+		}
+	}
+	return n
 }
 
 // Run claims and runs jobs until ctx is done, then shuts down gracefully:
@@ -192,7 +222,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			inflight++
 			jobCtx, cancel := context.WithCancelCause(storeCtx)
 			w.mu.Lock()
-			w.running[j.ID] = cancel
+			w.running[j.ID] = runningJob{refID: j.RefID, cancel: cancel}
 			w.mu.Unlock()
 			wg.Go(func() {
 				defer func() { done <- struct{}{} }()
@@ -222,8 +252,8 @@ func (w *Worker) shutdown(wg *sync.WaitGroup) {
 	case <-timer.C:
 	}
 	w.mu.Lock()
-	for _, cancel := range w.running {
-		cancel(errShutdown)
+	for _, rj := range w.running {
+		rj.cancel(errShutdown)
 	}
 	w.mu.Unlock()
 	<-finished
@@ -257,7 +287,7 @@ func (w *Worker) runJob(storeCtx, jobCtx context.Context, cancel context.CancelC
 	var serr error
 	switch {
 	case errors.Is(cause, errLeaseLost):
-		log.WarnContext(storeCtx, "queue: lease lost; outcome dropped", slog.Any("error", err))
+		log.WarnContext(storeCtx, "queue: outcome dropped", slog.Any("cause", cause), slog.Any("error", err))
 		return
 	case err == nil:
 		serr = w.store.CompleteJob(storeCtx, j.ID, w.opts.Owner)

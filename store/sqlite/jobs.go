@@ -223,16 +223,24 @@ func (db *DB) CancelJobs(ctx context.Context, refID string) (int, error) {
 		return 0, err
 	}
 	defer tx.Rollback()
+	n, err := cancelJobs(ctx, tx, refID)
+	if err != nil {
+		return 0, err
+	}
+	return n, tx.Commit()
+}
+
+// cancelJobs cancels, inside tx, every queued or running job serving refID
+// and returns how many it cancelled, so that a record's own state change
+// and the cancellation of its jobs commit together.
+func cancelJobs(ctx context.Context, tx *Tx, refID string) (int, error) {
 	res, err := tx.exec(ctx, `UPDATE jobs SET status = 'cancelled', lease_owner = NULL, lease_until = NULL,
 		updated_at = ? WHERE ref_id = ? AND status IN ('queued', 'running')`, formatTime(tx.now), refID)
 	if err != nil {
 		return 0, err
 	}
 	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, err
-	}
-	return int(n), tx.Commit()
+	return int(n), err
 }
 
 // GetJob returns a job by id.

@@ -1,0 +1,19 @@
+package main
+
+import (
+	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/store"
+	"github.com/promptcanvas/promptcanvas/testcase"
+)
+
+// generations builds the service that runs test cases, and registers the
+// handler of its jobs on the one queue worker: generations execute through
+// the completion service, wake the worker when enqueued, and an abort
+// cancels a model call running in this process at once (Worker.Cancel).
+func generations(testCases *testcase.Service, db store.Store, runner *completion.Service, worker *queue.Worker) *testcase.GenerationService {
+	svc := testcase.NewGenerationService(testcase.GenerationOptions{TestCases: testCases, Store: db,
+		Runner: runner, Notify: worker.Notify, Cancel: worker.Cancel})
+	worker.Handle(testcase.JobKindGenerate, svc.HandleJob)
+	return svc
+}

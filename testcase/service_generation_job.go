@@ -1,0 +1,145 @@
+package testcase
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/queue"
+)
+
+// generationInput is the payload of a generation's job: the test case's
+// inputs and grading as they were when the run was asked for, so that an
+// edit made while the job waits does not change what runs, and the identity
+// the run is recorded under.
+type generationInput struct {
+	UserID         string         `json:"userId,omitempty"`
+	KeyID          string         `json:"keyId,omitempty"`
+	Variables      map[string]any `json:"variables,omitempty"`
+	Messages       []Message      `json:"messages,omitempty"`
+	Files          []File         `json:"files,omitempty"`
+	ExpectedOutput *string        `json:"expectedOutput,omitempty"`
+	Evaluator      *Evaluator     `json:"evaluator,omitempty"`
+}
+
+func newGenerationInput(p *canvas.Principal, tc *TestCase) generationInput {
+	return generationInput{UserID: p.UserID, KeyID: p.KeyID, Variables: tc.Variables, Messages: tc.Messages,
+		Files: tc.Files, ExpectedOutput: tc.ExpectedOutput, Evaluator: tc.Evaluator}
+}
+
+// variables returns the run's variable values: the test case's variables,
+// plus, for each variable that they leave without a value and that files
+// name (File.VariableName), the files' addresses as a file value
+// ({"file_url": vaultUrl, else url}; an array when several files name the
+// variable), in Index order.
+func (in *generationInput) variables() map[string]any {
+	if len(in.Files) == 0 {
+		return in.Variables
+	}
+	out := make(map[string]any, len(in.Variables)+len(in.Files))
+	for k, v := range in.Variables {
+		out[k] = v
+	}
+	files := slices.Clone(in.Files)
+	slices.SortStableFunc(files, func(a, b File) int { return a.Index - b.Index })
+	byVar := map[string][]any{}
+	var order []string
+	for _, f := range files {
+		addr := f.VaultURL
+		if addr == "" {
+			addr = f.URL
+		}
+		if f.VariableName == "" || addr == "" || in.Variables[f.VariableName] != nil {
+			continue
+		}
+		if byVar[f.VariableName] == nil {
+			order = append(order, f.VariableName)
+		}
+		byVar[f.VariableName] = append(byVar[f.VariableName], map[string]any{"file_url": addr})
+	}
+	for _, name := range order {
+		if v := byVar[name]; len(v) == 1 {
+			out[name] = v[0]
+		} else {
+			out[name] = v
+		}
+	}
+	return out
+}
+
+// HandleJob executes the generation a testcase.generate job serves: it
+// moves it to running, runs its version through the Runner with the test
+// case's variables, files and messages (the messages after the version's
+// own, with their roles), and records it completed (output, usage, latency
+// and, when the test case is graded, passed) or failed (the error, and the
+// usage and latency of a model call that failed). The run is executed
+// under the identity that asked for it, with the editor role.
+//
+// It is idempotent: a generation that has already finished (or aborted) is
+// left alone, and an outcome that arrives after an abort is dropped. A
+// model failure or a request the version cannot run (a missing required
+// variable, an unknown model) fails the generation at once; only a failure
+// of the service itself is retried, until the job's last attempt. When the
+// job's context ends (an abort, a lost lease, a shutdown) nothing is
+// recorded and the error is returned for the worker to act on.
+func (s *GenerationService) HandleJob(ctx context.Context, j *queue.Job) error {
+	var in generationInput
+	if err := json.Unmarshal(j.Payload, &in); err != nil {
+		return queue.Permanent(err)
+	}
+	g, err := s.store.StartGeneration(ctx, j.WorkspaceID, j.RefID)
+	switch canvas.ErrorCode(err) {
+	case "":
+	case canvas.ECONFLICT, canvas.ENOTFOUND:
+		return nil
+	default:
+		return err
+	}
+	p := &canvas.Principal{WorkspaceID: j.WorkspaceID, UserID: in.UserID, KeyID: in.KeyID, Role: canvas.RoleEditor}
+	conv := make([]completion.Message, len(in.Messages))
+	for i, m := range in.Messages {
+		conv[i] = completion.Message{Role: m.Role, Content: m.Content}
+	}
+	run, err := s.runner.Run(canvas.NewContext(ctx, p), completion.RunParams{
+		CanvasID: g.PromptID, VersionID: g.PromptVersionID, Variables: in.variables(), Conversation: conv,
+	})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	last := j.MaxAttempts > 0 && j.Attempts >= j.MaxAttempts
+	if err != nil && canvas.ErrorCode(err) == canvas.EINTERNAL && !last {
+		return err
+	}
+	tc := &TestCase{ExpectedOutput: in.ExpectedOutput, Evaluator: in.Evaluator}
+	finishGeneration(g, tc, run, err)
+	// A generation.completed event to the canvas' application subscriptions
+	// belongs with this write, in its transaction, once applications exist.
+	if err := s.store.FinishGeneration(ctx, g); canvas.ErrorCode(err) != canvas.ECONFLICT {
+		return err // nil, or a store failure to retry
+	}
+	return nil // aborted meanwhile: aborted stays
+}
+
+// finishGeneration sets g's outcome from the run and its error: completed
+// with the output, graded against tc, or failed with the error; usage and
+// latency whenever the model was called.
+func finishGeneration(g *Generation, tc *TestCase, run *completion.Run, err error) {
+	if run != nil {
+		latency := run.LatencyMs
+		g.Usage = &Usage{InputTokens: run.Usage.InputTokens, OutputTokens: run.Usage.OutputTokens}
+		g.LatencyMs = &latency
+	}
+	if err != nil || run == nil || run.Result == nil || len(run.Result.Choices) == 0 {
+		g.Status = GenerationFailed
+		if err == nil {
+			g.Error = &GenerationError{Code: canvas.EPROVIDER, Message: "The model gave no answer."}
+		} else {
+			g.Error = &GenerationError{Code: canvas.ErrorCode(err), Message: canvas.ErrorMessage(err)}
+		}
+		return
+	}
+	out := run.Result.Choices[0].Message.Content.Text
+	g.Status, g.Output, g.Passed = GenerationCompleted, &out, tc.Grade(out)
+}
