@@ -12,6 +12,8 @@ import (
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/store"
+	"github.com/promptcanvas/promptcanvas/testcase"
+	"github.com/promptcanvas/promptcanvas/vault"
 )
 
 // DefaultMaxBodyBytes bounds request bodies unless Options says otherwise.
@@ -25,6 +27,15 @@ type Options struct {
 	// Completions runs canvases and tasks; when nil, the completion and
 	// task routes answer NOT_FOUND.
 	Completions *completion.Service
+	// Files is the file vault; when nil, the /v3/files routes answer
+	// NOT_FOUND.
+	Files *vault.Service
+	// TestCases manages test cases and tags; when nil, the test case and
+	// tag routes answer NOT_FOUND.
+	TestCases *testcase.Service
+	// Generations runs test cases; when nil, the run, generation and
+	// execution routes answer NOT_FOUND.
+	Generations *testcase.GenerationService
 	// Auth turns a request's bearer token into a principal.
 	Auth *Authenticator
 	// Logger receives request logs; nil discards them.
@@ -40,6 +51,9 @@ type Server struct {
 	canvases     *canvas.Service
 	environments *env.Service
 	completions  *completion.Service
+	testCases    *testcase.Service
+	files        *vault.Service
+	generations  *testcase.GenerationService
 	auth         *Authenticator
 	logger       *slog.Logger
 	maxBody      int64
@@ -71,6 +85,9 @@ func newServer(opts Options) (*Server, error) {
 		canvases:     opts.Canvases,
 		environments: opts.Environments,
 		completions:  opts.Completions,
+		testCases:    opts.TestCases,
+		files:        opts.Files,
+		generations:  opts.Generations,
 		auth:         opts.Auth,
 		logger:       opts.Logger,
 		maxBody:      opts.MaxBodyBytes,
@@ -95,6 +112,9 @@ func newServer(opts Options) (*Server, error) {
 	s.registerEnvironmentRoutes()
 	s.registerCompletionRoutes()
 	s.registerTaskRoutes()
+	s.registerGenerationRoutes()
+	s.registerTestCaseRoutes()
+	s.registerFileRoutes()
 	return s, nil
 }
 

@@ -11,6 +11,8 @@ import (
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/idempotency"
 	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/testcase"
+	"github.com/promptcanvas/promptcanvas/vault"
 )
 
 // Store is everything the service persists.
@@ -20,6 +22,9 @@ type Store interface {
 	idempotency.Store
 	queue.Store
 	completion.Store
+	vault.Store
+	testcase.Store
+	testcase.GenerationStore
 
 	// Ping reports whether the store answers.
 	Ping(ctx context.Context) error

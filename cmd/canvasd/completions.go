@@ -8,6 +8,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/store"
+	"github.com/promptcanvas/promptcanvas/vault"
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
@@ -28,15 +29,20 @@ func providers(cfg config) (*completion.Registry, error) {
 
 // completions builds the completion service and the queue worker that runs
 // its background jobs (async completions, tasks) and delivers webhook
-// notifications. The service wakes the worker after each enqueue.
-func completions(cfg config, db store.Store, envs *env.Service, logger *slog.Logger) (*completion.Service, *queue.Worker, error) {
+// notifications. The service wakes the worker after each enqueue. File
+// variables resolve vault:// addresses through files, and fetch public
+// URLs through the SSRF guard (CANVAS_ALLOW_PRIVATE_NETWORKS) with the
+// upload size limit (CANVAS_MAX_FILE_SIZE).
+func completions(cfg config, db store.Store, envs *env.Service, files *vault.Service, logger *slog.Logger) (*completion.Service, *queue.Worker, error) {
 	reg, err := providers(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
 	worker := queue.NewWorker(db, queue.WorkerOptions{Logger: logger})
 	svc := completion.NewService(completion.Options{Store: db, Canvases: db, Environments: envs,
-		Providers: reg, Notify: worker.Notify})
+		Providers: reg, Notify: worker.Notify,
+		Files: completion.FileOptions{Vault: completion.VaultFiles(files),
+			AllowPrivateNetworks: cfg.AllowPrivateNetworks, MaxSize: cfg.MaxFileSize}})
 	for _, kind := range completion.JobKinds() {
 		worker.Handle(kind, svc.HandleJob)
 	}

@@ -40,6 +40,8 @@ type config struct {
 	// back end (CANVAS_OPENAI_BASE_URL, CANVAS_OPENAI_API_KEY).
 	OpenAIBaseURL string
 	OpenAIAPIKey  string
+	// fileConfig holds the vault's settings (files.go).
+	fileConfig
 }
 
 // envOr returns the environment variable name, or def when it is unset or
@@ -77,5 +79,5 @@ func (c *config) serveFlags(fs *flag.FlagSet, env func(string) string) error {
 		}
 		c.AllowPrivateNetworks = b
 	}
-	return nil
+	return c.fileFlags(fs, env)
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/server"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
+	"github.com/promptcanvas/promptcanvas/testcase"
+	"github.com/promptcanvas/promptcanvas/vault"
 )
 
 // Server timeouts. WriteTimeout is left at zero so that streamed responses
@@ -80,16 +82,40 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		fmt.Fprintf(stdout, "admin API key: %s\n", token)
 	}
 
-	envs := env.NewService(db, db)
-	completionSvc, worker, err := completions(cfg, db, envs, logger)
+	// The listener comes first: upload URLs carry the bound address when
+	// no base URL is configured. Serve closes it; the deferred Close covers
+	// the returns before that.
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "http://" + addr
+	}
+
+	fileSvc, err := files(cfg, db)
+	if err != nil {
+		return err
+	}
+	envs := env.NewService(db, db)
+	completionSvc, worker, err := completions(cfg, db, envs, fileSvc, logger)
+	if err != nil {
+		return err
+	}
+	worker.Handle(vault.JobKindExpire, fileSvc.HandleExpireJob)
+	testCaseSvc := testcase.NewService(testcase.Options{Store: db, Canvases: db, Generations: db})
+	generationSvc := generations(testCaseSvc, db, completionSvc, worker)
 	handler, err := server.New(server.Options{
 		Store:        db,
 		Canvases:     canvas.NewService(db),
 		Environments: envs,
 		Completions:  completionSvc,
+		TestCases:    testCaseSvc,
+		Generations:  generationSvc,
+		Files:        fileSvc,
 		Auth:         server.NewAuthenticator(db, authOpts...),
 		Logger:       logger,
 	})
@@ -109,15 +135,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	})
 	defer stopWorker()
 
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", cfg.Addr)
-	if err != nil {
-		return err
-	}
-	addr := ln.Addr().String()
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = "http://" + addr
-	}
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: readHeaderTimeout,

@@ -33,6 +33,9 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Run("Idempotency", func(t *testing.T) { testIdempotency(t, newStore) })
 	t.Run("Queue", func(t *testing.T) { testQueue(t, newStore) })
 	t.Run("Runs", func(t *testing.T) { testRuns(t, newStore) })
+	t.Run("TestCases", func(t *testing.T) { testTestCases(t, newStore) })
+	t.Run("Generations", func(t *testing.T) { testGenerations(t, newStore) })
+	t.Run("Files", func(t *testing.T) { testFiles(t, newStore) })
 }
 
 // fixture is a fresh store with one workspace, and helpers that create
