@@ -10,41 +10,32 @@ import (
 
 // registerProjectRoutes mounts the project endpoints of DESIGN.md.
 func (s *Server) registerProjectRoutes() {
-	s.route("POST /projects", s.handleCreateProject)
+	s.route("POST /projects",
+		withBody(s, s.canvasService, "CreateProjectRequest", http.StatusCreated, (*canvas.Service).CreateProject))
 	s.route("GET /projects", s.handleListProjects)
 }
 
 // registerCanvasRoutes mounts the canvas, version and message endpoints.
 func (s *Server) registerCanvasRoutes() {
-	s.route("POST /prompt", s.handleCreateCanvas)
+	s.route("POST /prompt",
+		withBody(s, s.canvasService, "CreateCanvasRequest", http.StatusCreated, (*canvas.Service).CreateCanvas))
 	s.route("GET /prompt", s.handleListCanvases)
-	s.route("GET /prompt/{id}", s.handleGetCanvas)
+	s.route("GET /prompt/{id}", withID(s.canvasService, "id", (*canvas.Service).GetCanvas))
 	s.route("PATCH /prompt/{id}", s.handleUpdateCanvas)
-	s.route("DELETE /prompt/{id}", s.handleDeleteCanvas)
+	s.route("DELETE /prompt/{id}", deleteID(s.canvasService, (*canvas.Service).DeleteCanvas))
 
-	s.route("POST /prompt-version", s.handleCreateVersion)
+	s.route("POST /prompt-version",
+		withBody(s, s.canvasService, "CreateVersionRequest", http.StatusCreated, (*canvas.Service).CreateVersion))
 	s.route("GET /prompt-version", s.handleListVersions)
-	s.route("GET /prompt-version/{id}", s.handleGetVersion)
+	s.route("GET /prompt-version/{id}", withID(s.canvasService, "id", (*canvas.Service).GetVersion))
 	s.route("PATCH /prompt-version/{id}", s.handleUpdateVersion)
-	s.route("DELETE /prompt-version/{id}", s.handleDeleteVersion)
+	s.route("DELETE /prompt-version/{id}", deleteID(s.canvasService, (*canvas.Service).DeleteVersion))
 
-	s.route("POST /prompt-version-message", s.handleCreateMessage)
+	s.route("POST /prompt-version-message",
+		withBody(s, s.canvasService, "CreateMessageRequest", http.StatusCreated, (*canvas.Service).CreateMessage))
 	s.route("GET /prompt-version-message", s.handleListMessages)
 	s.route("PATCH /prompt-version-message/{id}", s.handleUpdateMessage)
-	s.route("DELETE /prompt-version-message/{id}", s.handleDeleteMessage)
-}
-
-func (s *Server) handleCreateProject(w http.ResponseWriter, r *http.Request) error {
-	var params canvas.CreateProjectParams
-	if err := s.decodeJSON(r, "CreateProjectRequest", &params); err != nil {
-		return err
-	}
-	p, err := s.canvases.CreateProject(r.Context(), params)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, p)
-	return nil
+	s.route("DELETE /prompt-version-message/{id}", deleteID(s.canvasService, (*canvas.Service).DeleteMessage))
 }
 
 func (s *Server) handleListProjects(w http.ResponseWriter, r *http.Request) error {
@@ -53,19 +44,6 @@ func (s *Server) handleListProjects(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	writeJSON(w, http.StatusOK, projects)
-	return nil
-}
-
-func (s *Server) handleCreateCanvas(w http.ResponseWriter, r *http.Request) error {
-	var params canvas.CreateCanvasParams
-	if err := s.decodeJSON(r, "CreateCanvasRequest", &params); err != nil {
-		return err
-	}
-	c, err := s.canvases.CreateCanvas(r.Context(), params)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, c)
 	return nil
 }
 
@@ -85,19 +63,6 @@ func (s *Server) handleListCanvases(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	writeJSON(w, http.StatusOK, nonNil(list))
-	return nil
-}
-
-func (s *Server) handleGetCanvas(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathUUID(r, "id")
-	if err != nil {
-		return err
-	}
-	c, err := s.canvases.GetCanvas(r.Context(), id)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, c)
 	return nil
 }
 
@@ -144,31 +109,6 @@ func (s *Server) handleUpdateCanvas(w http.ResponseWriter, r *http.Request) erro
 	return nil
 }
 
-func (s *Server) handleDeleteCanvas(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathUUID(r, "id")
-	if err != nil {
-		return err
-	}
-	if err := s.canvases.DeleteCanvas(r.Context(), id); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
-}
-
-func (s *Server) handleCreateVersion(w http.ResponseWriter, r *http.Request) error {
-	var params canvas.CreateVersionParams
-	if err := s.decodeJSON(r, "CreateVersionRequest", &params); err != nil {
-		return err
-	}
-	v, err := s.canvases.CreateVersion(r.Context(), params)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, v)
-	return nil
-}
-
 func (s *Server) handleListVersions(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)
 	promptID := q.UUID("promptId", true)
@@ -180,19 +120,6 @@ func (s *Server) handleListVersions(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	writeJSON(w, http.StatusOK, nonNil(list))
-	return nil
-}
-
-func (s *Server) handleGetVersion(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathUUID(r, "id")
-	if err != nil {
-		return err
-	}
-	v, err := s.canvases.GetVersion(r.Context(), id)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, v)
 	return nil
 }
 
@@ -237,31 +164,6 @@ func (s *Server) handleUpdateVersion(w http.ResponseWriter, r *http.Request) err
 	return nil
 }
 
-func (s *Server) handleDeleteVersion(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathUUID(r, "id")
-	if err != nil {
-		return err
-	}
-	if err := s.canvases.DeleteVersion(r.Context(), id); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
-}
-
-func (s *Server) handleCreateMessage(w http.ResponseWriter, r *http.Request) error {
-	var params canvas.CreateMessageParams
-	if err := s.decodeJSON(r, "CreateMessageRequest", &params); err != nil {
-		return err
-	}
-	m, err := s.canvases.CreateMessage(r.Context(), params)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, m)
-	return nil
-}
-
 func (s *Server) handleListMessages(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)
 	versionID := q.UUID("promptVersionId", true)
@@ -300,18 +202,6 @@ func (s *Server) handleUpdateMessage(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	writeJSON(w, http.StatusOK, m)
-	return nil
-}
-
-func (s *Server) handleDeleteMessage(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathUUID(r, "id")
-	if err != nil {
-		return err
-	}
-	if err := s.canvases.DeleteMessage(r.Context(), id); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 

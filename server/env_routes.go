@@ -11,7 +11,7 @@ import (
 func (s *Server) registerEnvironmentRoutes() {
 	s.route("POST /environment", s.handleCreateEnvironment)
 	s.route("GET /environment", s.handleListEnvironments)
-	s.route("DELETE /environment/{id}", s.handleDeleteEnvironment)
+	s.route("DELETE /environment/{id}", deleteID(s.envService, (*env.Service).DeleteEnvironment))
 	s.route("POST /environment/publish", s.handlePublish)
 	s.route("GET /environment/versions", s.handleEnvironmentHistory)
 	s.route("GET /environment/version", s.handleEnvironmentVersion)
@@ -66,19 +66,6 @@ func (s *Server) handleListEnvironments(w http.ResponseWriter, r *http.Request) 
 		envs = []*env.Environment{}
 	}
 	writeJSON(w, http.StatusOK, envs)
-	return nil
-}
-
-// handleDeleteEnvironment deletes a custom environment: 204.
-func (s *Server) handleDeleteEnvironment(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathUUID(r, "id")
-	if err != nil {
-		return err
-	}
-	if err := s.environments.DeleteEnvironment(r.Context(), id); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
@@ -12,10 +11,15 @@ import (
 // generations, and reading executions.
 func (s *Server) registerGenerationRoutes() {
 	s.route("POST /test-case/{id}/run", s.handleRunTestCase)
-	s.route("POST /test-case/run", s.handleRunTestCases)
-	s.route("GET /test-case/generations/{id}", s.handleGetGeneration)
-	s.route("POST /test-case/generations/{id}/abort", s.handleAbortGeneration)
-	s.route("GET /test-case/executions/{executionId}", s.handleGetExecution)
+	s.route("POST /test-case/run",
+		withBody(s, s.generationsService, "RunTestCasesRequest", http.StatusOK, (*testcase.GenerationService).RunBatch))
+	s.route("GET /test-case/generations/{id}",
+		withID(s.generationsService, "id", (*testcase.GenerationService).GetGeneration))
+	// Abort answers the aborted generation, and 409 once it has finished.
+	s.route("POST /test-case/generations/{id}/abort",
+		withID(s.generationsService, "id", (*testcase.GenerationService).AbortGeneration))
+	s.route("GET /test-case/executions/{executionId}",
+		withID(s.generationsService, "executionId", (*testcase.GenerationService).GetExecution))
 }
 
 // generationsService returns the generation service, or NOT_FOUND when the
@@ -50,71 +54,5 @@ func (s *Server) handleRunTestCase(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	writeJSON(w, http.StatusOK, res)
-	return nil
-}
-
-// handleRunTestCases runs a batch of test cases under one execution id.
-func (s *Server) handleRunTestCases(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.generationsService()
-	if err != nil {
-		return err
-	}
-	var params testcase.BatchParams
-	if err := s.decodeJSON(r, "RunTestCasesRequest", &params); err != nil {
-		return err
-	}
-	res, err := svc.RunBatch(r.Context(), params)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, res)
-	return nil
-}
-
-func (s *Server) handleGetGeneration(w http.ResponseWriter, r *http.Request) error {
-	return s.generationByID(w, r, (*testcase.GenerationService).GetGeneration)
-}
-
-// handleAbortGeneration aborts a generation that has not finished and
-// answers it; 409 once it has.
-func (s *Server) handleAbortGeneration(w http.ResponseWriter, r *http.Request) error {
-	return s.generationByID(w, r, (*testcase.GenerationService).AbortGeneration)
-}
-
-// generationByID answers the generation op returns for the path's id.
-func (s *Server) generationByID(w http.ResponseWriter, r *http.Request,
-	op func(*testcase.GenerationService, context.Context, string) (*testcase.Generation, error)) error {
-	svc, err := s.generationsService()
-	if err != nil {
-		return err
-	}
-	id, err := pathUUID(r, "id")
-	if err != nil {
-		return err
-	}
-	g, err := op(svc, r.Context(), id)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, g)
-	return nil
-}
-
-// handleGetExecution summarises an execution: counts by status and the
-// pass rate of the graded generations.
-func (s *Server) handleGetExecution(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.generationsService()
-	if err != nil {
-		return err
-	}
-	id, err := pathUUID(r, "executionId")
-	if err != nil {
-		return err
-	}
-	e, err := svc.GetExecution(r.Context(), id)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, e)
 	return nil
 }

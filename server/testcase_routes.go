@@ -10,19 +10,23 @@ import (
 // registerTestCaseRoutes mounts the test case, tag and bulk tagging
 // endpoints.
 func (s *Server) registerTestCaseRoutes() {
-	s.route("POST /test-case", s.handleCreateTestCase)
+	s.route("POST /test-case",
+		withBody(s, s.testCasesService, "CreateTestCaseRequest", http.StatusCreated, (*testcase.Service).CreateTestCase))
 	s.route("GET /test-case", s.handleListTestCases)
-	s.route("GET /test-case/{id}", s.handleGetTestCase)
+	s.route("GET /test-case/{id}", withID(s.testCasesService, "id", (*testcase.Service).GetTestCase))
 	s.route("PATCH /test-case/{id}", s.handleUpdateTestCase)
-	s.route("DELETE /test-case/{id}", s.handleDeleteTestCase)
-	s.route("POST /test-case/bulk-add-tags", s.handleBulkAddTags)
-	s.route("POST /test-case/bulk-remove-tags", s.handleBulkRemoveTags)
+	s.route("DELETE /test-case/{id}", deleteID(s.testCasesService, (*testcase.Service).DeleteTestCase))
+	s.route("POST /test-case/bulk-add-tags",
+		withBody(s, s.testCasesService, "BulkTagRequest", http.StatusOK, (*testcase.Service).BulkAddTags))
+	s.route("POST /test-case/bulk-remove-tags",
+		withBody(s, s.testCasesService, "BulkTagRequest", http.StatusOK, (*testcase.Service).BulkRemoveTags))
 
-	s.route("POST /test-case-tags", s.handleCreateTag)
+	s.route("POST /test-case-tags",
+		withBody(s, s.testCasesService, "CreateTestCaseTagRequest", http.StatusCreated, (*testcase.Service).CreateTag))
 	s.route("GET /test-case-tags", s.handleListTags)
-	s.route("GET /test-case-tags/{id}", s.handleGetTag)
+	s.route("GET /test-case-tags/{id}", withID(s.testCasesService, "id", (*testcase.Service).GetTag))
 	s.route("PATCH /test-case-tags/{id}", s.handleUpdateTag)
-	s.route("DELETE /test-case-tags/{id}", s.handleDeleteTag)
+	s.route("DELETE /test-case-tags/{id}", deleteID(s.testCasesService, (*testcase.Service).DeleteTag))
 }
 
 // testCasesService returns the test case service, or NOT_FOUND when the
@@ -32,23 +36,6 @@ func (s *Server) testCasesService() (*testcase.Service, error) {
 		return nil, canvas.Errorf(canvas.ENOTFOUND, "Test cases are not configured on this server.")
 	}
 	return s.testCases, nil
-}
-
-func (s *Server) handleCreateTestCase(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.testCasesService()
-	if err != nil {
-		return err
-	}
-	var params testcase.CreateParams
-	if err := s.decodeJSON(r, "CreateTestCaseRequest", &params); err != nil {
-		return err
-	}
-	tc, err := svc.CreateTestCase(r.Context(), params)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, tc)
-	return nil
 }
 
 // handleListTestCases lists a canvas' test cases. promptVersionIds (repeated)
@@ -73,23 +60,6 @@ func (s *Server) handleListTestCases(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	writeJSON(w, http.StatusOK, nonNil(list))
-	return nil
-}
-
-func (s *Server) handleGetTestCase(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.testCasesService()
-	if err != nil {
-		return err
-	}
-	id, err := pathUUID(r, "id")
-	if err != nil {
-		return err
-	}
-	tc, err := svc.GetTestCase(r.Context(), id)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, tc)
 	return nil
 }
 
@@ -193,73 +163,6 @@ func (s *Server) handleUpdateTestCase(w http.ResponseWriter, r *http.Request) er
 	return nil
 }
 
-func (s *Server) handleDeleteTestCase(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.testCasesService()
-	if err != nil {
-		return err
-	}
-	id, err := pathUUID(r, "id")
-	if err != nil {
-		return err
-	}
-	if err := svc.DeleteTestCase(r.Context(), id); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
-}
-
-func (s *Server) handleBulkAddTags(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.testCasesService()
-	if err != nil {
-		return err
-	}
-	var params testcase.BulkTagParams
-	if err := s.decodeJSON(r, "BulkTagRequest", &params); err != nil {
-		return err
-	}
-	res, err := svc.BulkAddTags(r.Context(), params)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, res)
-	return nil
-}
-
-func (s *Server) handleBulkRemoveTags(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.testCasesService()
-	if err != nil {
-		return err
-	}
-	var params testcase.BulkTagParams
-	if err := s.decodeJSON(r, "BulkTagRequest", &params); err != nil {
-		return err
-	}
-	res, err := svc.BulkRemoveTags(r.Context(), params)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, res)
-	return nil
-}
-
-func (s *Server) handleCreateTag(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.testCasesService()
-	if err != nil {
-		return err
-	}
-	var params testcase.CreateTagParams
-	if err := s.decodeJSON(r, "CreateTestCaseTagRequest", &params); err != nil {
-		return err
-	}
-	t, err := svc.CreateTag(r.Context(), params)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, t)
-	return nil
-}
-
 func (s *Server) handleListTags(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.testCasesService()
 	if err != nil {
@@ -275,23 +178,6 @@ func (s *Server) handleListTags(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, nonNil(list))
-	return nil
-}
-
-func (s *Server) handleGetTag(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.testCasesService()
-	if err != nil {
-		return err
-	}
-	id, err := pathUUID(r, "id")
-	if err != nil {
-		return err
-	}
-	t, err := svc.GetTag(r.Context(), id)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, t)
 	return nil
 }
 
@@ -313,21 +199,5 @@ func (s *Server) handleUpdateTag(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, t)
-	return nil
-}
-
-func (s *Server) handleDeleteTag(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.testCasesService()
-	if err != nil {
-		return err
-	}
-	id, err := pathUUID(r, "id")
-	if err != nil {
-		return err
-	}
-	if err := svc.DeleteTag(r.Context(), id); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -1,0 +1,84 @@
+package server
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/env"
+)
+
+// The adapters below build the handlers whose whole job is: read the body or
+// a path id, call one service method, answer its result. Each takes the
+// service through a getter, so that a server built without an optional
+// service answers NOT_FOUND instead of calling a nil service, and the method
+// as a method expression, for example (*canvas.Service).GetCanvas.
+
+// withBody decodes the body against the named schema into P, calls op, and
+// answers status with op's result.
+func withBody[S, P, R any](s *Server, svc func() (S, error), schema string, status int,
+	op func(S, context.Context, P) (R, error)) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		service, err := svc()
+		if err != nil {
+			return err
+		}
+		var params P
+		if err := s.decodeJSON(r, schema, &params); err != nil {
+			return err
+		}
+		res, err := op(service, r.Context(), params)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, status, res)
+		return nil
+	}
+}
+
+// withID reads the UUID path parameter name, calls op with it, and answers
+// 200 with op's result.
+func withID[S, R any](svc func() (S, error), name string, op func(S, context.Context, string) (R, error)) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		service, err := svc()
+		if err != nil {
+			return err
+		}
+		id, err := pathUUID(r, name)
+		if err != nil {
+			return err
+		}
+		res, err := op(service, r.Context(), id)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, res)
+		return nil
+	}
+}
+
+// deleteID reads the UUID path parameter id, calls op with it, and answers
+// 204 with no body.
+func deleteID[S any](svc func() (S, error), op func(S, context.Context, string) error) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		service, err := svc()
+		if err != nil {
+			return err
+		}
+		id, err := pathUUID(r, "id")
+		if err != nil {
+			return err
+		}
+		if err := op(service, r.Context(), id); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+}
+
+// canvasService returns the canvas service, which every server has.
+func (s *Server) canvasService() (*canvas.Service, error) { return s.canvases, nil }
+
+// envService returns the environment service, which every server has.
+func (s *Server) envService() (*env.Service, error) { return s.environments, nil }
