@@ -274,7 +274,17 @@ func (db *DB) DeleteTestCase(ctx context.Context, workspaceID, id string) error 
 		return err
 	}
 	defer tx.Rollback()
-	res, err := tx.exec(ctx, `UPDATE test_cases SET deleted_at = ?, updated_at = ?
+	if err := softDelete(ctx, tx, "test_cases", "test case", workspaceID, id); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// softDelete sets deleted_at on the live row id of the workspace in table
+// (a constant, never caller input), and is NOT_FOUND naming what when there
+// is none.
+func softDelete(ctx context.Context, tx *Tx, table, what, workspaceID, id string) error {
+	res, err := tx.exec(ctx, `UPDATE `+table+` SET deleted_at = ?, updated_at = ?
 		WHERE id = ? AND workspace_id = ? AND deleted_at IS NULL`, formatTime(tx.now), formatTime(tx.now), id, workspaceID)
 	if err != nil {
 		return err
@@ -282,9 +292,9 @@ func (db *DB) DeleteTestCase(ctx context.Context, workspaceID, id string) error 
 	if n, err := res.RowsAffected(); err != nil {
 		return err
 	} else if n == 0 {
-		return canvas.NotFound("test case")
+		return canvas.NotFound(what)
 	}
-	return tx.Commit()
+	return nil
 }
 
 // CreateTag inserts t into a live canvas of its workspace.
@@ -403,15 +413,8 @@ func (db *DB) DeleteTag(ctx context.Context, workspaceID, id string) error {
 		return err
 	}
 	defer tx.Rollback()
-	res, err := tx.exec(ctx, `UPDATE test_case_tags SET deleted_at = ?, updated_at = ?
-		WHERE id = ? AND workspace_id = ? AND deleted_at IS NULL`, formatTime(tx.now), formatTime(tx.now), id, workspaceID)
-	if err != nil {
+	if err := softDelete(ctx, tx, "test_case_tags", "test case tag", workspaceID, id); err != nil {
 		return err
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
-		return canvas.NotFound("test case tag")
 	}
 	if _, err := tx.exec(ctx, `DELETE FROM test_case_tag_assignments WHERE tag_id = ?`, id); err != nil {
 		return err
