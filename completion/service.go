@@ -27,6 +27,10 @@ type Options struct {
 	Notify func()
 	// Files resolves file variables: vault:// addresses and public URLs.
 	Files FileOptions
+	// Notifier resolves application_id targets and notifies the
+	// application's subscription when such a run finishes; nil makes every
+	// application NOT_FOUND.
+	Notifier *webhook.Notifier
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// NewID returns run ids; nil means random UUIDs.
@@ -44,6 +48,7 @@ type Service struct {
 	providers *Registry
 	notify    func()
 	files     *FileResolver
+	notifier  *webhook.Notifier
 	now       func() time.Time
 	newID     func() string
 }
@@ -51,7 +56,7 @@ type Service struct {
 // NewService returns a Service.
 func NewService(opts Options) *Service {
 	s := &Service{store: opts.Store, canvases: opts.Canvases, envs: opts.Environments,
-		providers: opts.Providers, notify: opts.Notify, files: NewFileResolver(opts.Files), now: opts.Now,
+		providers: opts.Providers, notify: opts.Notify, files: NewFileResolver(opts.Files), notifier: opts.Notifier, now: opts.Now,
 		newID: opts.NewID}
 	if s.now == nil {
 		s.now = time.Now

@@ -41,7 +41,7 @@ func (s *Service) HandleJob(ctx context.Context, j *queue.Job) error {
 		return err
 	}
 	s.finish(run, res, err, time.Since(start))
-	notify, nerr := s.notification(run)
+	notify, nerr := s.notification(ctx, run, false)
 	if nerr != nil {
 		return queue.Permanent(nerr)
 	}
@@ -56,12 +56,16 @@ func (s *Service) HandleJob(ctx context.Context, j *queue.Job) error {
 	return nil
 }
 
-// notification returns the delivery job of run's webhook notification, or
-// nil when the run has no webhook URL. Its data is {id, canvasId,
-// versionId, environmentName?, status, result?, error?}; tasks carry only
-// id, status, result and error.
-func (s *Service) notification(run *Run) (*queue.Job, error) {
-	if run.WebhookURL == "" {
+// notification returns the job of run's webhook notifications, or nil
+// when it has none: a delivery to its webhook URL and, for a completion
+// with an application (whose subscription takes the event), one to the
+// subscription, bundled into one job when there are both (webhook.Bundle).
+// Its data is {id, canvasId, versionId, environmentName?, status, result?,
+// error?}; tasks carry only id, status, result and error. withoutURL
+// leaves the webhook URL out (a sync run has none to notify).
+func (s *Service) notification(ctx context.Context, run *Run, withoutURL bool) (*queue.Job, error) {
+	hasApp := run.ApplicationID != "" && run.Kind == KindCompletion && s.notifier != nil
+	if (run.WebhookURL == "" || withoutURL) && !hasApp {
 		return nil, nil
 	}
 	data, err := json.Marshal(notificationData{ID: run.ID, CanvasID: run.CanvasID, VersionID: run.VersionID,
@@ -78,10 +82,25 @@ func (s *Service) notification(run *Run) (*queue.Job, error) {
 	case run.Status != StatusCompleted:
 		typ = webhook.EventCompletionFailed
 	}
-	return webhook.NewJob(run.WorkspaceID, run.ID, webhook.Delivery{
-		ID: s.newID(), URL: run.WebhookURL, Headers: run.ForwardHeaders,
-		Event: webhook.Event{Type: typ, Timestamp: s.now().UTC(), Data: data},
-	})
+	ev := webhook.Event{Type: typ, Timestamp: s.now().UTC(), Data: data}
+	var jobs []*queue.Job
+	if run.WebhookURL != "" && !withoutURL {
+		j, err := webhook.NewJob(run.WorkspaceID, run.ID, webhook.Delivery{
+			ID: s.newID(), URL: run.WebhookURL, Headers: run.ForwardHeaders, Event: ev,
+		})
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, j)
+	}
+	if hasApp {
+		appJobs, err := s.notifier.ApplicationJobs(ctx, run.WorkspaceID, run.ApplicationID, run.ID, ev)
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, appJobs...)
+	}
+	return webhook.Bundle(run.WorkspaceID, run.ID, jobs)
 }
 
 // notificationData is the data of a completion or task notification.

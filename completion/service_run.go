@@ -10,6 +10,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
 // completionMaxAttempts bounds the executions of an asynchronous run whose
@@ -23,8 +24,11 @@ const completionMaxAttempts = 3
 // INVALID_ENVIRONMENT_NAME; combined with VersionID or ApplicationID it is
 // VALIDATION; a missing environment or one with nothing published is
 // NOT_FOUND), else VersionID (NOT_FOUND unless it is a live version of the
-// canvas), else ApplicationID (NOT_FOUND: applications are not known yet),
-// else the promoted version (NOT_FOUND when there is none). The version is
+// canvas), else ApplicationID (the version its environment serves for its
+// canvas: NOT_FOUND when the application is unknown or of another
+// workspace, or nothing is published there; VALIDATION when it has no
+// canvas or CanvasID names another one; an empty CanvasID takes the
+// application's), else the promoted version (NOT_FOUND when there is none). The version is
 // rendered with Variables (VALIDATION naming every problem), Settings
 // override its configuration, and the model must be served by a provider
 // (VALIDATION otherwise). An empty model means EchoModel.
@@ -43,6 +47,10 @@ const completionMaxAttempts = 3
 // a PROVIDER_ERROR (the run is recorded failed). Asynchronous runs (Async
 // or a WebhookURL) are checked and resolved the same way, then recorded
 // queued with their job, and returned at once.
+//
+// A run with an ApplicationID also notifies the application's subscription
+// (completion.succeeded or completion.failed) when it finishes: the
+// delivery job is written with the final run record, sync or async.
 func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 	p, err := canvas.Authorize(ctx, canvas.RoleEditor)
 	if err != nil {
@@ -74,8 +82,15 @@ func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 	start := time.Now()
 	res, err := s.call(ctx, req, params.Stream)
 	s.finish(run, res, err, time.Since(start))
-	if werr := s.store.CreateRun(context.WithoutCancel(ctx), run, nil); werr != nil {
+	notify, nerr := s.notification(ctx, run, true)
+	if nerr != nil {
+		return nil, nerr
+	}
+	if werr := s.store.CreateRun(context.WithoutCancel(ctx), run, notify); werr != nil {
 		return nil, werr
+	}
+	if notify != nil {
+		s.notify()
 	}
 	if err != nil {
 		return run, err
@@ -86,11 +101,15 @@ func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 // prepare checks params, resolves the target and the provider, renders the
 // messages, and returns the run to record, not yet stored.
 func (s *Service) prepare(ctx context.Context, p *canvas.Principal, params RunParams) (*Run, error) {
+	app, err := s.application(ctx, p, &params)
+	if err != nil {
+		return nil, err
+	}
 	if uuid.Validate(params.CanvasID) != nil {
 		return nil, canvas.Invalid("Request failed validation.",
 			canvas.Detail{Path: "/json/canvas_id", Message: "must be a UUID"})
 	}
-	ver, envName, err := s.resolve(ctx, p, params)
+	ver, envName, err := s.resolve(ctx, p, params, app)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +134,7 @@ func (s *Service) prepare(ctx context.Context, p *canvas.Principal, params RunPa
 
 // resolve returns the version a completion runs and the environment it was
 // served by ("" when none).
-func (s *Service) resolve(ctx context.Context, p *canvas.Principal, params RunParams) (*canvas.Version, string, error) {
+func (s *Service) resolve(ctx context.Context, p *canvas.Principal, params RunParams, app *webhook.Application) (*canvas.Version, string, error) {
 	if params.EnvironmentName != "" {
 		name, err := env.CheckPublishName(params.EnvironmentName)
 		if err != nil {
@@ -151,7 +170,11 @@ func (s *Service) resolve(ctx context.Context, p *canvas.Principal, params RunPa
 		return nil, "", err
 	}
 	if params.VersionID == "" {
-		return nil, "", canvas.NotFound("application")
+		v, err := s.envs.ActiveVersion(ctx, env.ActiveVersionParams{CanvasID: c.ID, EnvName: app.EnvironmentName})
+		if err != nil {
+			return nil, "", err
+		}
+		return v, app.EnvironmentName, nil
 	}
 	if uuid.Validate(params.VersionID) != nil {
 		return nil, "", canvas.NotFound("version")
@@ -164,6 +187,34 @@ func (s *Service) resolve(ctx context.Context, p *canvas.Principal, params RunPa
 		return nil, "", canvas.NotFound("version")
 	}
 	return v, "", nil
+}
+
+// application returns the application a run with an ApplicationID (and no
+// EnvironmentName, which cannot be combined with it) targets, or nil, and
+// sets params.CanvasID to its canvas when empty. Unknown applications, and
+// all of them when the service has no Notifier, are NOT_FOUND.
+func (s *Service) application(ctx context.Context, p *canvas.Principal, params *RunParams) (*webhook.Application, error) {
+	if params.ApplicationID == "" || params.EnvironmentName != "" {
+		return nil, nil
+	}
+	if s.notifier == nil || uuid.Validate(params.ApplicationID) != nil {
+		return nil, canvas.NotFound("application")
+	}
+	app, err := s.notifier.Application(ctx, p.WorkspaceID, params.ApplicationID)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case app.PromptID == nil:
+		return nil, canvas.Invalid("The application has no canvas to run.",
+			canvas.Detail{Path: "/json/application_id", Message: "the application has no canvas (promptId)"})
+	case params.CanvasID == "":
+		params.CanvasID = *app.PromptID
+	case params.CanvasID != *app.PromptID:
+		return nil, canvas.Invalid("canvas_id is not the application's canvas.",
+			canvas.Detail{Path: "/json/canvas_id", Message: "must be the canvas of the application, or omitted"})
+	}
+	return app, nil
 }
 
 // settings merges the override over the version's configuration and checks

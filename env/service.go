@@ -29,6 +29,9 @@ type Service struct {
 	store    Store
 	canvases canvas.Store
 
+	// onPublish, when set, is told of every publication Publish creates.
+	onPublish PublishHook
+
 	// served caches what ActiveVersion reads; nil (no caching) unless both
 	// stores are one canvas.ChangeVersioner.
 	served *freshcache.Cache[servedKey, served]
@@ -65,12 +68,31 @@ const servedCacheSize = 1024
 // ActiveVersion reads are cached, each use proven fresh by one data-version
 // read, so a publish, a rollback, an edit or a move of the canvas is seen
 // on the very next call.
-func NewService(store Store, canvases canvas.Store) *Service {
-	return &Service{
+func NewService(store Store, canvases canvas.Store, opts ...Option) *Service {
+	s := &Service{
 		store:    store,
 		canvases: canvases,
 		served:   freshcache.New[servedKey, served](sharedVersioner(store, canvases), servedCacheSize),
 	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// PublishHook is told of a publication Publish created, after it
+// committed; its error is not the caller's (the publication stands) and is
+// dropped, so a hook logs its own failures. The webhook notifier uses it
+// to send publication.created.
+type PublishHook func(ctx context.Context, workspaceID string, pub *Publication)
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithPublishHook makes the Service call h after each publication it
+// creates (not when the version was already active).
+func WithPublishHook(h PublishHook) Option {
+	return func(s *Service) { s.onPublish = h }
 }
 
 // sharedVersioner returns the stores' ChangeVersioner when they are one and
@@ -217,13 +239,17 @@ func (s *Service) Publish(ctx context.Context, params PublishVersionParams) (pub
 	if err != nil {
 		return nil, false, err
 	}
-	return s.store.Publish(ctx, PublishParams{
+	pub, created, err = s.store.Publish(ctx, PublishParams{
 		WorkspaceID: c.WorkspaceID,
 		CanvasID:    c.ID,
 		EnvName:     name,
 		VersionID:   params.VersionID,
 		By:          p.Actor(),
 	})
+	if err == nil && created && s.onPublish != nil {
+		s.onPublish(context.WithoutCancel(ctx), c.WorkspaceID, pub)
+	}
+	return pub, created, err
 }
 
 // History returns one page of an environment's publication history, newest

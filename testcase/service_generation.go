@@ -47,6 +47,11 @@ type GenerationOptions struct {
 	Cancel func(refID string) int
 	// NewID returns execution ids; nil means random UUIDs.
 	NewID func() string
+	// Finished, when set, is told of each generation HandleJob finishes
+	// (completed or failed), after that is committed: the webhook notifier
+	// sends generation.completed through it. A crash between the commit
+	// and the call loses that one notification, never the generation.
+	Finished func(ctx context.Context, g *Generation)
 }
 
 // GenerationService runs test cases against versions as generations:
@@ -61,13 +66,15 @@ type GenerationService struct {
 	runner Runner
 	notify func()
 	cancel func(string) int
-	newID  func() string
+	// finished is GenerationOptions.Finished, or nil.
+	finished func(context.Context, *Generation)
+	newID    func() string
 }
 
 // NewGenerationService returns a GenerationService.
 func NewGenerationService(opts GenerationOptions) *GenerationService {
 	s := &GenerationService{tc: opts.TestCases, store: opts.Store, runner: opts.Runner,
-		notify: opts.Notify, cancel: opts.Cancel, newID: opts.NewID}
+		notify: opts.Notify, cancel: opts.Cancel, newID: opts.NewID, finished: opts.Finished}
 	if s.notify == nil {
 		s.notify = func() {}
 	}

@@ -114,12 +114,19 @@ func (s *GenerationService) HandleJob(ctx context.Context, j *queue.Job) error {
 	}
 	tc := &TestCase{ExpectedOutput: in.ExpectedOutput, Evaluator: in.Evaluator}
 	finishGeneration(g, tc, run, err)
-	// A generation.completed event to the canvas' application subscriptions
-	// belongs with this write, in its transaction, once applications exist.
-	if err := s.store.FinishGeneration(ctx, g); canvas.ErrorCode(err) != canvas.ECONFLICT {
-		return err // nil, or a store failure to retry
+	// generation.completed goes to the canvas' application subscriptions
+	// through s.finished, once the generation is committed.
+	err = s.store.FinishGeneration(ctx, g)
+	switch {
+	case err == nil:
+		if s.finished != nil {
+			s.finished(ctx, g)
+		}
+		return nil
+	case canvas.ErrorCode(err) == canvas.ECONFLICT:
+		return nil // aborted meanwhile: aborted stays
 	}
-	return nil // aborted meanwhile: aborted stays
+	return err // a store failure to retry
 }
 
 // finishGeneration sets g's outcome from the run and its error: completed

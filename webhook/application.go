@@ -65,6 +65,11 @@ type SubscriptionTarget struct {
 	ApplicationID string
 	Enabled       bool
 	Secrets       []Secret
+	// ConsecutiveFailures is the subscription's count of deliveries that
+	// failed for good in a row (Subscription.ConsecutiveFailures): the
+	// deliverer disables the subscription when one more failure reaches
+	// its limit.
+	ConsecutiveFailures int
 }
 
 // SubscriptionStore is what the delivery engine needs of the application
