@@ -109,10 +109,22 @@ func (a *Attempt) OK() bool { return a.Err == nil }
 // failure; 410 is a permanent failure; a 429 or 503 carries its
 // Retry-After.
 func (s *Sender) Send(ctx context.Context, d *Delivery) *Attempt {
+	var secrets []string
+	if d.Secret != "" {
+		secrets = []string{d.Secret}
+	}
+	return s.SendSigned(ctx, d, secrets)
+}
+
+// SendSigned is Send signing with secrets instead of d.Secret: the
+// webhook-signature header carries one space-separated "v1,..." signature
+// per secret, in order (a subscription whose secret is being rotated signs
+// with both), and is absent when secrets is empty.
+func (s *Sender) SendSigned(ctx context.Context, d *Delivery, secrets []string) *Attempt {
 	now := s.now()
 	a := &Attempt{Timestamp: now}
 	defer func() { a.Duration = s.now().Sub(now) }()
-	req, err := s.request(ctx, d, now)
+	req, err := s.request(ctx, d, secrets, now)
 	if err != nil {
 		a.Err, a.Permanent = err, true
 		return a
@@ -144,7 +156,7 @@ func (s *Sender) Send(ctx context.Context, d *Delivery) *Attempt {
 }
 
 // request builds the attempt's HTTP request.
-func (s *Sender) request(ctx context.Context, d *Delivery, now time.Time) (*http.Request, error) {
+func (s *Sender) request(ctx context.Context, d *Delivery, secrets []string, now time.Time) (*http.Request, error) {
 	u, err := netguard.CheckURL(d.URL)
 	if err != nil {
 		return nil, fmt.Errorf("webhook: %w", err)
@@ -173,12 +185,16 @@ func (s *Sender) request(ctx context.Context, d *Delivery, now time.Time) (*http
 	ts := strconv.FormatInt(now.Unix(), 10)
 	req.Header.Set("webhook-id", d.ID)
 	req.Header.Set("webhook-timestamp", ts)
-	if d.Secret != "" {
-		sig, err := Sign(d.Secret, d.ID, ts, body)
-		if err != nil {
-			return nil, err
+	if len(secrets) > 0 {
+		sigs := make([]string, 0, len(secrets))
+		for _, secret := range secrets {
+			sig, err := Sign(secret, d.ID, ts, body)
+			if err != nil {
+				return nil, err
+			}
+			sigs = append(sigs, sig)
 		}
-		req.Header.Set("webhook-signature", sig)
+		req.Header.Set("webhook-signature", strings.Join(sigs, " "))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	return req, nil

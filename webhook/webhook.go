@@ -50,6 +50,11 @@ type Delivery struct {
 	// per Standard Webhooks (see Sign). It is a subscription's "whsec_"
 	// secret; per-request webhook_url deliveries have none.
 	Secret string `json:"secret,omitempty"`
+	// ApplicationID names the application whose subscription the delivery
+	// notifies, or is empty for a per-request webhook_url. When set, the
+	// deliverer asks the SubscriptionStore at send time whether the
+	// subscription is still enabled and signs with its live secrets.
+	ApplicationID string `json:"applicationId,omitempty"`
 }
 
 // ForwardedHeaders returns the request headers whose names start with

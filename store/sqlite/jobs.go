@@ -9,6 +9,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
 // Compile-time check that DB implements the queue's Store.
@@ -49,6 +50,9 @@ func insertJob(ctx context.Context, tx *Tx, j *queue.Job) error {
 		max_attempts, run_at, last_error, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, '', ?, ?)`,
 		j.ID, j.WorkspaceID, j.Kind, j.RefID, nullRaw(j.Payload), j.Status, j.MaxAttempts,
 		formatTime(j.RunAt), formatTime(tx.now), formatTime(tx.now))
+	if err == nil && j.Kind == webhook.JobKind {
+		return insertDelivery(ctx, tx, j) // the delivery log row commits with its job
+	}
 	return translate(err)
 }
 

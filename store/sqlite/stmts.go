@@ -21,6 +21,9 @@ func hotWrites() []string {
 		`SAVEPOINT run`,
 		qInsertRun,
 		`RELEASE run`,
+		// The delivery log's record of each webhook attempt (deliveries.go).
+		qRecordDelivery,
+		qInsertAttempt,
 	}
 }
 

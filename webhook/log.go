@@ -1,0 +1,138 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Delivery statuses in the delivery log.
+const (
+	// StatusPending is a delivery whose job is queued or being retried.
+	StatusPending = "pending"
+	// StatusSucceeded is a delivery the receiver accepted with a 2xx.
+	StatusSucceeded = "succeeded"
+	// StatusFailed is a delivery that will not be attempted again unless
+	// it is redelivered.
+	StatusFailed = "failed"
+)
+
+// ReasonSubscriptionDisabled is the last error of a delivery that was not
+// sent because its subscription was disabled when it came due.
+const ReasonSubscriptionDisabled = "subscription disabled"
+
+// DefaultMaxConsecutiveFailures is how many deliveries in a row may fail
+// for good before a subscription is disabled, unless configured otherwise.
+const DefaultMaxConsecutiveFailures = 5
+
+// LoggedDelivery is one row of the delivery log: a notification, keyed by
+// its Delivery.ID (the webhook-id every attempt sends), with its outcome so
+// far.
+type LoggedDelivery struct {
+	ID          string `json:"id"`
+	WorkspaceID string `json:"workspaceId"`
+	// ApplicationID is the application whose subscription is notified, or
+	// nil for a per-request webhook_url.
+	ApplicationID *string `json:"applicationId"`
+	EventType     string  `json:"eventType"`
+	URL           string  `json:"url"`
+	// Status is StatusPending, StatusSucceeded or StatusFailed.
+	Status string `json:"status"`
+	// AttemptCount counts the attempts made, redeliveries included.
+	AttemptCount int `json:"attemptCount"`
+	// LastError is the reason of the last failure, or nil.
+	LastError *string `json:"lastError"`
+	// Event is the body every attempt sends.
+	Event     json.RawMessage `json:"event"`
+	CreatedAt time.Time       `json:"createdAt"`
+	UpdatedAt time.Time       `json:"updatedAt"`
+	// Attempts lists every attempt, oldest first; only GetDelivery fills it.
+	Attempts []LoggedAttempt `json:"attempts,omitempty"`
+	// Seq orders the log: a later delivery has a larger Seq.
+	Seq int64 `json:"-"`
+}
+
+// LoggedAttempt is one attempt at a delivery.
+type LoggedAttempt struct {
+	// Number is the attempt's position among the delivery's attempts,
+	// from 1.
+	Number int       `json:"number"`
+	At     time.Time `json:"at"`
+	// StatusCode is the receiver's HTTP status, nil when none was received.
+	StatusCode *int  `json:"statusCode"`
+	LatencyMs  int64 `json:"latencyMs"`
+	// Error is why the attempt failed, nil when it succeeded.
+	Error *string `json:"error"`
+	// ResponseBody is the start (at most 1 KiB) of the receiver's answer.
+	ResponseBody string `json:"responseBody"`
+}
+
+// NewLoggedAttempt returns the log entry of attempt a.
+func NewLoggedAttempt(a *Attempt) LoggedAttempt {
+	la := LoggedAttempt{At: a.Timestamp, LatencyMs: a.Duration.Milliseconds(), ResponseBody: string(a.ResponseBody)}
+	if a.Status != 0 {
+		status := a.Status
+		la.StatusCode = &status
+	}
+	if a.Err != nil {
+		msg := a.Err.Error()
+		la.Error = &msg
+	}
+	return la
+}
+
+// DeliveryFilter selects a page of the delivery log of one workspace; an
+// empty field does not filter.
+type DeliveryFilter struct {
+	WorkspaceID   string
+	ApplicationID string
+	Status        string
+	EventType     string
+	Limit         int
+	Offset        int
+}
+
+// DeliveryPage is one page of the delivery log, newest first, and the
+// number of deliveries the filter selects in all.
+type DeliveryPage struct {
+	Items []*LoggedDelivery
+	Total int
+}
+
+// AttemptOutcome is what the deliverer records after an attempt, or after
+// deciding not to make one.
+type AttemptOutcome struct {
+	WorkspaceID string
+	DeliveryID  string
+	// Attempt is the attempt made, or nil when none was (the subscription
+	// was disabled).
+	Attempt *LoggedAttempt
+	// Status is the delivery's status from now on.
+	Status string
+	// LastError is the failure's reason, empty after a success.
+	LastError string
+}
+
+// LogStore is the delivery log. A store that writes delivery jobs creates
+// a delivery's row, status pending, in the same transaction as each job of
+// kind JobKind it inserts (a redelivery puts an existing row back to
+// pending), so that every queued notification is in the log.
+type LogStore interface {
+	// RecordAttempt appends the outcome's attempt, when there is one, to
+	// the delivery and sets its status and last error. An unknown delivery
+	// is NOT_FOUND.
+	RecordAttempt(ctx context.Context, o AttemptOutcome) error
+	// RecordAttempts applies every outcome as RecordAttempt does, in order
+	// and in one transaction, so that concurrent deliveries share a
+	// commit; an outcome of an unknown delivery is skipped.
+	RecordAttempts(ctx context.Context, os []AttemptOutcome) error
+	// ListDeliveries returns one page of the log, newest first.
+	ListDeliveries(ctx context.Context, f DeliveryFilter) (*DeliveryPage, error)
+	// GetDelivery returns a delivery of the workspace with every attempt;
+	// NOT_FOUND when it does not exist in that workspace.
+	GetDelivery(ctx context.Context, workspaceID, id string) (*LoggedDelivery, error)
+	// Redeliver queues a new job for the delivery, with the same payload
+	// and so the same webhook-id, and puts it back to pending, in one
+	// transaction. NOT_FOUND when it does not exist in the workspace.
+	Redeliver(ctx context.Context, workspaceID, id string) (*LoggedDelivery, error)
+}
