@@ -1,0 +1,66 @@
+// api.js talks to the Prompt Canvas API with the key the operator pasted.
+// The key lives in sessionStorage only: it is gone when the tab closes.
+
+const keyName = "promptcanvas.apiKey";
+
+// ApiError is a failed request: the HTTP status and the server's error body.
+export class ApiError extends Error {
+  constructor(status, body) {
+    super((body && body.message) || `Request failed with status ${status}.`);
+    this.status = status;
+    this.code = body && body.code;
+    this.details = body && body.details;
+  }
+}
+
+// apiKey returns the stored key, or null when signed out.
+export function apiKey() {
+  return sessionStorage.getItem(keyName);
+}
+
+// signIn stores the key for this tab.
+export function signIn(key) {
+  sessionStorage.setItem(keyName, key);
+}
+
+// signOut forgets the key.
+export function signOut() {
+  sessionStorage.removeItem(keyName);
+}
+
+// request sends one API call and returns the decoded JSON body (null when
+// there is none); it throws an ApiError for any status from 400 up.
+export async function request(method, path, body) {
+  const headers = { Authorization: `Bearer ${apiKey() || ""}` };
+  const init = { method, headers, credentials: "omit", cache: "no-store" };
+  if (body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const resp = await fetch(path, init);
+  const text = await resp.text();
+  let data = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = { message: text };
+    }
+  }
+  if (!resp.ok) {
+    throw new ApiError(resp.status, data);
+  }
+  return data;
+}
+
+// query builds a query string from the defined, non-empty values of params.
+export function query(params) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v !== undefined && v !== null && v !== "") {
+      q.set(k, String(v));
+    }
+  }
+  const s = q.toString();
+  return s ? `?${s}` : "";
+}

@@ -1,0 +1,86 @@
+// app.js starts the console: sign in, sign out, and the hash router that
+// renders one view at a time into #view.
+
+import { apiKey, request, signIn, signOut, ApiError } from "./api.js";
+import { errorBox } from "./dom.js";
+import { applicationsView, newApplicationView } from "./applications.js";
+import { applicationView } from "./application.js";
+import { canvasesView, canvasView, environmentView } from "./canvases.js";
+
+// routes map a hash path to a view; a view is an async function that
+// returns the node to show.
+const routes = [
+  [/^\/applications$/, () => applicationsView()],
+  [/^\/applications\/new$/, () => newApplicationView()],
+  [/^\/applications\/([^/]+)(?:\/(settings|events|deliveries))?$/, (m) => applicationView(m[1], m[2] || "settings")],
+  [/^\/canvases$/, () => canvasesView()],
+  [/^\/canvases\/([^/]+)$/, (m) => canvasView(m[1])],
+  [/^\/canvases\/([^/]+)\/environments\/([^/]+)$/, (m) => environmentView(m[1], decodeURIComponent(m[2]))],
+];
+
+const view = document.getElementById("view");
+const signInSection = document.getElementById("sign-in");
+const nav = document.getElementById("nav");
+
+// render shows the view of the current hash, or the sign-in form.
+async function render() {
+  const signedIn = Boolean(apiKey());
+  signInSection.hidden = signedIn;
+  nav.hidden = !signedIn;
+  if (!signedIn) {
+    view.replaceChildren();
+    document.getElementById("api-key").focus();
+    return;
+  }
+  const path = location.hash.replace(/^#/, "") || "/applications";
+  const token = Symbol("render");
+  render.current = token;
+  view.setAttribute("aria-busy", "true");
+  let node;
+  try {
+    const route = routes.find(([re]) => re.test(path));
+    node = route ? await route[1](path.match(route[0])) : errorBox(new Error(`No page at ${path}.`));
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      signOut();
+      document.getElementById("sign-in-error").textContent = "The key was refused; sign in again.";
+      render();
+      return;
+    }
+    node = errorBox(err);
+  }
+  if (render.current !== token) {
+    return; // a later navigation won
+  }
+  view.replaceChildren(node);
+  view.removeAttribute("aria-busy");
+}
+
+document.getElementById("sign-in-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const input = document.getElementById("api-key");
+  const out = document.getElementById("sign-in-error");
+  out.textContent = "";
+  signIn(input.value.trim());
+  try {
+    await request("GET", "/prompt");
+  } catch (err) {
+    signOut();
+    out.textContent = err.status === 401 ? "The key was refused." : err.message;
+    return;
+  }
+  input.value = "";
+  if (!location.hash || location.hash === "#") {
+    location.hash = "#/applications";
+  }
+  render();
+});
+
+document.getElementById("sign-out").addEventListener("click", () => {
+  signOut();
+  location.hash = "";
+  render();
+});
+
+window.addEventListener("hashchange", render);
+render();

@@ -1,0 +1,66 @@
+// dom.js builds elements without innerHTML, so that no value from the API
+// is ever parsed as markup.
+
+// h creates an element: attrs sets properties (on*, className, hidden...)
+// or attributes (data-*, aria-*, for, role...); children are nodes, strings
+// or arrays of them; null and undefined are skipped.
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) {
+      continue;
+    }
+    if (k.startsWith("on") && typeof v === "function") {
+      el.addEventListener(k.slice(2).toLowerCase(), v);
+    } else if (k === "className" || k === "value" || k === "checked" || k === "hidden" || k === "disabled" || k === "selected") {
+      el[k] = v;
+    } else {
+      el.setAttribute(k, v === true ? "" : String(v));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children) {
+    if (c === undefined || c === null || c === false) {
+      continue;
+    }
+    if (Array.isArray(c)) {
+      append(el, c);
+    } else {
+      el.append(c instanceof Node ? c : String(c));
+    }
+  }
+}
+
+// table builds a table: columns are {label, cell(row) -> node|string};
+// empty is the text shown when there are no rows.
+export function table(testid, columns, rows, empty) {
+  if (!rows || rows.length === 0) {
+    return h("p", { className: "hint", "data-testid": `${testid}-empty` }, empty);
+  }
+  return h("table", { "data-testid": testid },
+    h("thead", null, h("tr", null, columns.map((c) => h("th", { scope: "col" }, c.label)))),
+    h("tbody", null, rows.map((r) => h("tr", null, columns.map((c) => h("td", null, c.cell(r)))))));
+}
+
+// when formats a timestamp for people, or a dash.
+export function when(ts) {
+  if (!ts) {
+    return "—";
+  }
+  const d = new Date(ts);
+  return Number.isNaN(d.getTime()) ? String(ts) : d.toLocaleString();
+}
+
+// errorBox shows a failure in a way screen readers announce.
+export function errorBox(err) {
+  return h("p", { className: "error", role: "alert", "data-testid": "error" }, err && err.message ? err.message : String(err));
+}
+
+// badge shows a short status word.
+export function badge(text, kind) {
+  return h("span", { className: `badge ${kind || text}` }, text);
+}
