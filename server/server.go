@@ -14,6 +14,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/store"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
+	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
 // DefaultMaxBodyBytes bounds request bodies unless Options says otherwise.
@@ -36,6 +37,12 @@ type Options struct {
 	// Generations runs test cases; when nil, the run, generation and
 	// execution routes answer NOT_FOUND.
 	Generations *testcase.GenerationService
+	// Applications manages applications and their webhook subscriptions;
+	// when nil, the /applications routes answer NOT_FOUND.
+	Applications *webhook.ApplicationService
+	// Deliveries serves the webhook delivery log, redelivery and Test
+	// Requests; when nil, those routes answer NOT_FOUND.
+	Deliveries *webhook.DeliveryService
 	// Auth turns a request's bearer token into a principal.
 	Auth *Authenticator
 	// Logger receives request logs; nil discards them.
@@ -54,6 +61,8 @@ type Server struct {
 	testCases    *testcase.Service
 	files        *vault.Service
 	generations  *testcase.GenerationService
+	applications *webhook.ApplicationService
+	deliveries   *webhook.DeliveryService
 	auth         *Authenticator
 	logger       *slog.Logger
 	maxBody      int64
@@ -88,6 +97,8 @@ func newServer(opts Options) (*Server, error) {
 		testCases:    opts.TestCases,
 		files:        opts.Files,
 		generations:  opts.Generations,
+		applications: opts.Applications,
+		deliveries:   opts.Deliveries,
 		auth:         opts.Auth,
 		logger:       opts.Logger,
 		maxBody:      opts.MaxBodyBytes,
@@ -107,6 +118,7 @@ func newServer(opts Options) (*Server, error) {
 
 	s.publicRoute("GET /healthz", s.handleHealth)
 	s.publicRoute("GET /openapi.json", s.handleOpenAPI)
+	s.registerConsoleRoutes()
 	s.registerCanvasRoutes()
 	s.registerProjectRoutes()
 	s.registerEnvironmentRoutes()
@@ -114,7 +126,9 @@ func newServer(opts Options) (*Server, error) {
 	s.registerTaskRoutes()
 	s.registerGenerationRoutes()
 	s.registerTestCaseRoutes()
+	s.registerApplicationRoutes()
 	s.registerFileRoutes()
+	s.registerDeliveryRoutes()
 	return s, nil
 }
 

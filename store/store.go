@@ -13,6 +13,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
+	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
 // Store is everything the service persists.
@@ -25,6 +26,9 @@ type Store interface {
 	vault.Store
 	testcase.Store
 	testcase.GenerationStore
+	webhook.ApplicationStore
+	webhook.NotifierStore
+	webhook.LogStore
 
 	// Ping reports whether the store answers.
 	Ping(ctx context.Context) error

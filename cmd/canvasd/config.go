@@ -42,6 +42,10 @@ type config struct {
 	OpenAIAPIKey  string
 	// fileConfig holds the vault's settings (files.go).
 	fileConfig
+	// deliveryConfig holds the webhook delivery settings (deliveries.go).
+	deliveryConfig
+	// applicationConfig holds the application settings (applications.go).
+	applicationConfig
 }
 
 // envOr returns the environment variable name, or def when it is unset or
@@ -78,6 +82,12 @@ func (c *config) serveFlags(fs *flag.FlagSet, env func(string) string) error {
 			return fmt.Errorf("CANVAS_ALLOW_PRIVATE_NETWORKS: %q is not a boolean", v)
 		}
 		c.AllowPrivateNetworks = b
+	}
+	if err := c.deliveryFlags(env); err != nil {
+		return err
+	}
+	if err := c.applicationFlags(env); err != nil {
+		return err
 	}
 	return c.fileFlags(fs, env)
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/store"
@@ -11,9 +13,10 @@ import (
 // handler of its jobs on the one queue worker: generations execute through
 // the completion service, wake the worker when enqueued, and an abort
 // cancels a model call running in this process at once (Worker.Cancel).
-func generations(testCases *testcase.Service, db store.Store, runner *completion.Service, worker *queue.Worker) *testcase.GenerationService {
+func generations(testCases *testcase.Service, db store.Store, runner *completion.Service, worker *queue.Worker,
+	finished func(context.Context, *testcase.Generation)) *testcase.GenerationService {
 	svc := testcase.NewGenerationService(testcase.GenerationOptions{TestCases: testCases, Store: db,
-		Runner: runner, Notify: worker.Notify, Cancel: worker.Cancel})
+		Runner: runner, Notify: worker.Notify, Cancel: worker.Cancel, Finished: finished})
 	worker.Handle(testcase.JobKindGenerate, svc.HandleJob)
 	return svc
 }

@@ -39,6 +39,8 @@ Environment (a flag wins over its variable):
   CANVAS_JWT_SECRET              accept JWTs signed with HS256 and this secret
   CANVAS_JWKS_FILE               accept JWTs signed by the keys of this JWKS file
   CANVAS_ALLOW_PRIVATE_NETWORKS  1 lets webhooks reach loopback and private addresses
+  CANVAS_WEBHOOK_MAX_FAILURES    deliveries failing in a row that disable a subscription (default 5)
+  CANVAS_WEBHOOK_SECRET_OVERLAP  how long a rotated-out signing secret stays valid (default 24h)
   CANVAS_OPENAI_BASE_URL         OpenAI-compatible model back end
   CANVAS_OPENAI_API_KEY          its API key
 `

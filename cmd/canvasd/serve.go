@@ -14,10 +14,12 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/server"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
+	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
 // Server timeouts. WriteTimeout is left at zero so that streamed responses
@@ -100,14 +102,19 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	envs := env.NewService(db, db)
-	completionSvc, worker, err := completions(cfg, db, envs, fileSvc, logger)
+	// The notifier wakes the worker, which is built with the completion
+	// service that needs the notifier: it is bound before any request.
+	var worker *queue.Worker
+	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: db, Notify: func() { worker.Notify() }})
+	envs := env.NewService(db, db, env.WithPublishHook(publishHook(notifier, logger)))
+	completionSvc, worker, err := completions(cfg, db, envs, fileSvc, notifier, logger)
 	if err != nil {
 		return err
 	}
+	worker.Handle(webhook.JobKindFanout, notifier.HandleFanout)
 	worker.Handle(vault.JobKindExpire, fileSvc.HandleExpireJob)
 	testCaseSvc := testcase.NewService(testcase.Options{Store: db, Canvases: db, Generations: db})
-	generationSvc := generations(testCaseSvc, db, completionSvc, worker)
+	generationSvc := generations(testCaseSvc, db, completionSvc, worker, generationHook(notifier, logger))
 	handler, err := server.New(server.Options{
 		Store:        db,
 		Canvases:     canvas.NewService(db),
@@ -116,6 +123,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		TestCases:    testCaseSvc,
 		Generations:  generationSvc,
 		Files:        fileSvc,
+		Applications: applications(cfg, db),
+		Deliveries:   deliveryService(cfg, db),
 		Auth:         server.NewAuthenticator(db, authOpts...),
 		Logger:       logger,
 	})

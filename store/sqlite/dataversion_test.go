@@ -100,6 +100,8 @@ func TestDB_DataVersion(t *testing.T) {
 			"migrations": true, "revision": true, "jobs": true, "runs": true, "idempotency_keys": true,
 			"secrets": true, "files": true,
 			"test_cases": true, "test_case_tags": true, "test_case_tag_assignments": true, "generations": true,
+			"webhook_deliveries": true, "webhook_attempts": true,
+			"applications": true, "application_secrets": true,
 		}
 		db := mustOpen(t, filepath.Join(t.TempDir(), "canvas.db"))
 		rows, err := db.read.QueryContext(ctx, `SELECT t.name,

@@ -36,6 +36,8 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Run("TestCases", func(t *testing.T) { testTestCases(t, newStore) })
 	t.Run("Generations", func(t *testing.T) { testGenerations(t, newStore) })
 	t.Run("Files", func(t *testing.T) { testFiles(t, newStore) })
+	t.Run("Applications", func(t *testing.T) { testApplications(t, newStore) })
+	t.Run("Deliveries", func(t *testing.T) { testDeliveries(t, newStore) })
 }
 
 // fixture is a fresh store with one workspace, and helpers that create
