@@ -20,9 +20,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/promptcanvas/promptcanvas/queue"
-	"github.com/promptcanvas/promptcanvas/server"
-	"github.com/promptcanvas/promptcanvas/store/sqlite"
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
@@ -133,23 +130,6 @@ func newBrowser(t *testing.T, execPath string) *browserTab {
 	return b
 }
 
-// startConsoleDeliveries runs a queue worker that delivers webhooks until
-// the test ends.
-func startConsoleDeliveries(t *testing.T, db *sqlite.DB) {
-	t.Helper()
-	d := &webhook.Deliverer{Sender: webhook.NewSender(webhook.SenderOptions{AllowPrivateNetworks: true}),
-		Schedule: []time.Duration{time.Millisecond}, Log: db, Subscriptions: db}
-	w := queue.NewWorker(db, queue.WorkerOptions{PollInterval: 5 * time.Millisecond, Lease: 5 * time.Second})
-	w.Handle(webhook.JobKind, d.Handle)
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan error, 1)
-	go func() { stopped <- w.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		assert.NoError(t, <-stopped)
-	})
-}
-
 // browserTab is one browser tab of a test.
 type browserTab struct {
 	ctx context.Context
@@ -181,18 +161,6 @@ func browserRun[T any](t *testing.T, b *browserTab, a chromedp.Action[T]) T {
 	return v
 }
 
-// withConsoleServices adds what the console's Events tab calls: the
-// application service, and the delivery service whose Test Request may
-// reach the loopback receiver of the test.
-func withConsoleServices(_ testing.TB, db *sqlite.DB, o *server.Options) {
-	o.Applications = webhook.NewApplicationService(webhook.ApplicationOptions{Store: db, Canvases: db})
-	o.Deliveries = webhook.NewDeliveryService(webhook.DeliveryOptions{
-		Log:          db,
-		Applications: db,
-		Sender:       webhook.NewSender(webhook.SenderOptions{AllowPrivateNetworks: true}),
-	})
-}
-
 // headerInput selects an input of the n-th row (from 1) of the headers table.
 func headerInput(n int, class string) string {
 	return `#events-headers-body tr:nth-child(` + strconv.Itoa(n) + `) .` + class
@@ -203,7 +171,7 @@ func headerInput(n int, class string) string {
 // receiver and two fixed headers, Test Request, Save, reload.
 func TestConsole_EventsTab(t *testing.T) {
 	execPath := findChromium(t)
-	e := newTestEnv(t, withConsoleServices)
+	e := newTestEnv(t, withDeliveries(false))
 	receiver := newRecordingReceiver(t)
 
 	created := e.Do(http.MethodPost, "/applications", e.Admin, map[string]any{"name": "Orders"})
@@ -306,7 +274,7 @@ func TestConsole_EventsTab(t *testing.T) {
 // list to an environment's publication history.
 func TestConsole_Views(t *testing.T) {
 	execPath := findChromium(t)
-	e := newTestEnv(t, withConsoleServices)
+	e := newTestEnv(t, withDeliveries(false))
 	ec := mustEnvCanvas(t, e, 2)
 	ec.mustPublish(t, "production", 1)
 	ec.mustPublish(t, "production", 2)
@@ -383,7 +351,7 @@ func TestConsole_Views(t *testing.T) {
 			"events": map[string]any{"enabled": true, "url": receiver.URL, "headers": []any{}}})
 		require.Equal(t, http.StatusCreated, created.Status, "%s", created.Body)
 		appID, _ := created.Map(t)["id"].(string)
-		startConsoleDeliveries(t, e.Store)
+		startDeliveries(t, e.Store)
 		j, err := webhook.NewJob(e.Workspace.ID, "ref", webhook.Delivery{URL: receiver.URL, ApplicationID: appID,
 			Event: webhook.Event{Type: webhook.EventCompletionSucceeded, Timestamp: time.Now().UTC(), Data: json.RawMessage(`{"id":"r1"}`)}})
 		require.NoError(t, err)
