@@ -202,6 +202,10 @@ func (w *Worker) Run(ctx context.Context) error {
 			return nil
 		case <-done:
 			inflight--
+			if !w.refill(ctx, done, &inflight) {
+				w.shutdown(&wg)
+				return nil
+			}
 		case <-w.wake:
 		case <-timer.C:
 		}
@@ -234,6 +238,40 @@ func (w *Worker) Run(ctx context.Context) error {
 		}
 		resetTimer(timer, w.opts.PollInterval)
 	}
+}
+
+// refillWindow is how long a worker whose slot freed while others still
+// run waits for more slots to free before it claims. Each claim is a
+// commit, so refilling the slots one claim per freed slot would cost a
+// disk flush per job; jobs tend to finish together (their outcomes share
+// commits), and the window lets their slots refill in one claim.
+const refillWindow = 2 * time.Millisecond
+
+// refill waits, after a slot freed while other jobs still run, until half
+// the slots are free, refillWindow has passed, or a Notify (a job was just
+// enqueued) arrives, whichever comes first, counting the jobs that finish
+// meanwhile. An idle worker never waits: the poll and Notify claim at once.
+// It returns false when ctx is done.
+func (w *Worker) refill(ctx context.Context, done <-chan struct{}, inflight *int) bool {
+	half := (w.opts.Concurrency + 1) / 2
+	if w.opts.Concurrency-*inflight >= half {
+		return true
+	}
+	t := time.NewTimer(refillWindow)
+	defer t.Stop()
+	for w.opts.Concurrency-*inflight < half {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-done:
+			(*inflight)--
+		case <-w.wake:
+			return true
+		case <-t.C:
+			return true
+		}
+	}
+	return true
 }
 
 // shutdown waits for the running jobs up to ShutdownTimeout, then cancels

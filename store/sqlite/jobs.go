@@ -151,15 +151,20 @@ func (db *DB) ClaimJobs(ctx context.Context, owner string, kinds []string, n int
 
 // leased runs an UPDATE of the running job id whose lease owner holds; the
 // statement's parameters are id, owner, the transaction's time, then
-// extra(now) when extra is not nil. When no
-// row changed the job is NOT_FOUND if it does not exist and CONFLICT
-// otherwise: its lease was lost.
+// extra(now) when extra is not nil. When no row changed the job is
+// NOT_FOUND if it does not exist and CONFLICT otherwise: its lease was
+// lost. Concurrent calls share commits (group commit, commit.go), each
+// under its own savepoint, so that one worker's outcomes and heartbeats do
+// not cost a disk flush each; every call still returns only once its own
+// write is durable, and fails alone.
 func (db *DB) leased(ctx context.Context, set, id, owner string, extra func(now time.Time) []any) error {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
+	return db.groupCommit(ctx, &db.jobCommits, func(ctx context.Context, tx *Tx) error {
+		return leasedTx(ctx, tx, set, id, owner, extra)
+	})
+}
+
+// leasedTx is leased inside tx.
+func leasedTx(ctx context.Context, tx *Tx, set, id, owner string, extra func(now time.Time) []any) error {
 	q := `UPDATE jobs SET ` + set + ` WHERE id = ?1 AND lease_owner = ?2 AND status = 'running'`
 	args := []any{id, owner, formatTime(tx.now)}
 	if extra != nil {
@@ -180,7 +185,7 @@ func (db *DB) leased(ctx context.Context, set, id, owner string, extra func(now 
 		}
 		return canvas.Errorf(canvas.ECONFLICT, "The lease of job %s is not held by %s.", id, owner)
 	}
-	return tx.Commit()
+	return nil
 }
 
 // HeartbeatJob extends owner's lease to now+lease.

@@ -59,8 +59,10 @@ type DB struct {
 	dataVersion *dataVersion
 
 	// runCommits groups the commits of concurrent sync run records
-	// (runs_batch.go).
-	runCommits runCommitter
+	// (runs_batch.go); jobCommits those of the outcomes of queue jobs
+	// (jobs.go). See commit.go.
+	runCommits committer
+	jobCommits committer
 
 	// Now is the clock; it is read once per transaction.
 	Now canvas.Clock
