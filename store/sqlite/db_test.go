@@ -123,20 +123,33 @@ func TestDB_PublishBatch(t *testing.T) {
 	params := func(versionID, envName string) env.PublishParams {
 		return env.PublishParams{WorkspaceID: ws.ID, CanvasID: c.ID, EnvName: envName, VersionID: versionID, By: "bob"}
 	}
-	batch := []*publishRequest{
-		{ctx: ctx, p: params(versions[0].ID, env.Production)},
-		{ctx: ctx, p: params("4b0c55a4-0d3d-4b8e-8f3e-0f3c1e9f3a10", env.Production)},
-		{ctx: ctx, p: params(versions[1].ID, "staging")},
-		{ctx: cancelled, p: params(versions[0].ID, env.Production)},
-		{ctx: ctx, p: params(versions[1].ID, env.Production)},
+	type result struct {
+		pub     *env.Publication
+		created bool
+		err     error
 	}
-	for _, req := range batch {
-		req.done = make(chan publishResult, 1)
+	reqs := []struct {
+		ctx context.Context
+		p   env.PublishParams
+	}{
+		{ctx, params(versions[0].ID, env.Production)},
+		{ctx, params("4b0c55a4-0d3d-4b8e-8f3e-0f3c1e9f3a10", env.Production)},
+		{ctx, params(versions[1].ID, "staging")},
+		{cancelled, params(versions[0].ID, env.Production)},
+		{ctx, params(versions[1].ID, env.Production)},
 	}
-	db.publishBatch(batch)
-	results := make([]publishResult, len(batch))
+	results := make([]result, len(reqs))
+	batch := make([]*commitRequest, len(reqs))
+	for i, r := range reqs {
+		batch[i] = &commitRequest{ctx: r.ctx, done: make(chan error, 1), write: func(ctx context.Context, tx *Tx) error {
+			var err error
+			results[i].pub, results[i].created, err = publishTx(ctx, tx, r.p)
+			return err
+		}}
+	}
+	db.commitBatch(batch)
 	for i, req := range batch {
-		results[i] = <-req.done
+		results[i].err = <-req.done
 	}
 	require.NoError(t, results[0].err)
 	assert.Equal(t, canvas.ENOTFOUND, canvas.ErrorCode(results[1].err), "a missing version fails alone")

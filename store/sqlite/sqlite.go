@@ -5,8 +5,8 @@
 // acknowledged write survives a crash or power loss. One connection writes
 // and a pool of connections reads, which matches SQLite's single-writer
 // model and keeps writers from failing with SQLITE_BUSY. Concurrent
-// publishes share commits (group commit, batch.go), so that publishing is
-// not capped by the disk's commit rate.
+// publishes, run records and job outcomes share commits (group commit,
+// commit.go), so that they are not capped by the disk's commit rate.
 package sqlite
 
 import (
@@ -21,6 +21,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -46,23 +47,22 @@ type DB struct {
 	writeStmts map[string]*sql.Stmt
 	readStmts  map[string]*sql.Stmt
 
-	// publishes feeds the group-commit batcher (see batch.go); stop ends
-	// it and batcherDone is closed when it has returned.
-	publishes   chan *publishRequest
-	stop        chan struct{}
-	batcherDone chan struct{}
-	closeOnce   sync.Once
-	closeErr    error
+	// closed is set by Close: grouped writes made afterwards fail with
+	// errClosed.
+	closed    atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
 
 	// dataVersion is the dedicated connection behind DataVersion
 	// (dataversion.go).
 	dataVersion *dataVersion
 
-	// runCommits groups the commits of concurrent sync run records
-	// (runs_batch.go); jobCommits those of the outcomes of queue jobs
-	// (jobs.go). See commit.go.
-	runCommits committer
-	jobCommits committer
+	// publishCommits groups the commits of concurrent publishes (batch.go),
+	// runCommits those of sync run records (runs_batch.go), jobCommits
+	// those of the outcomes of queue jobs (jobs.go). See commit.go.
+	publishCommits committer
+	runCommits     committer
+	jobCommits     committer
 
 	// Now is the clock; it is read once per transaction.
 	Now canvas.Clock
@@ -124,7 +124,6 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.write.Close()
 		return nil, fmt.Errorf("sqlite: prepare: %w", err)
 	}
-	db.startBatcher()
 	return db, nil
 }
 
@@ -143,13 +142,12 @@ func prepare(ctx context.Context, pool *sql.DB, queries []string) (map[string]*s
 	return stmts, nil
 }
 
-// Close stops the publish batcher, after it has answered every publish it
-// took, then closes the statements and both connection pools. Calls after
-// the first return the first one's result.
+// Close refuses further grouped writes, then closes the statements and both
+// connection pools; database/sql lets the transactions under way finish.
+// Calls after the first return the first one's result.
 func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
-		close(db.stop)
-		<-db.batcherDone
+		db.closed.Store(true)
 		var errs []error
 		for _, stmts := range []map[string]*sql.Stmt{db.writeStmts, db.readStmts} {
 			for _, s := range stmts {
