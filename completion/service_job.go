@@ -64,8 +64,14 @@ func (s *Service) HandleJob(ctx context.Context, j *queue.Job) error {
 // error?}; tasks carry only id, status, result and error. withoutURL
 // leaves the webhook URL out (a sync run has none to notify).
 func (s *Service) notification(ctx context.Context, run *Run, withoutURL bool) (*queue.Job, error) {
-	hasApp := run.ApplicationID != "" && run.Kind == KindCompletion && s.notifier != nil
-	if (run.WebhookURL == "" || withoutURL) && !hasApp {
+	to := webhook.Target{Headers: run.ForwardHeaders}
+	if !withoutURL {
+		to.URL = run.WebhookURL
+	}
+	if run.Kind == KindCompletion {
+		to.ApplicationID = run.ApplicationID
+	}
+	if !s.notifier.Reaches(to) {
 		return nil, nil
 	}
 	data, err := json.Marshal(notificationData{ID: run.ID, CanvasID: run.CanvasID, VersionID: run.VersionID,
@@ -83,24 +89,8 @@ func (s *Service) notification(ctx context.Context, run *Run, withoutURL bool) (
 		typ = webhook.EventCompletionFailed
 	}
 	ev := webhook.Event{Type: typ, Timestamp: s.now().UTC(), Data: data}
-	var jobs []*queue.Job
-	if run.WebhookURL != "" && !withoutURL {
-		j, err := webhook.NewJob(run.WorkspaceID, run.ID, webhook.Delivery{
-			ID: s.newID(), URL: run.WebhookURL, Headers: run.ForwardHeaders, Event: ev,
-		})
-		if err != nil {
-			return nil, err
-		}
-		jobs = append(jobs, j)
-	}
-	if hasApp {
-		appJobs, err := s.notifier.ApplicationJobs(ctx, run.WorkspaceID, run.ApplicationID, run.ID, ev)
-		if err != nil {
-			return nil, err
-		}
-		jobs = append(jobs, appJobs...)
-	}
-	return webhook.Bundle(run.WorkspaceID, run.ID, jobs)
+	to.DeliveryID = s.newID()
+	return s.notifier.RunJob(ctx, run.WorkspaceID, run.ID, to, ev)
 }
 
 // notificationData is the data of a completion or task notification.
