@@ -3,6 +3,7 @@ module github.com/promptcanvas/promptcanvas
 go 1.26.8
 
 require (
+	github.com/expr-lang/expr v1.17.8
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/go-jose/go-jose/v4 v4.1.8
 	github.com/golang-jwt/jwt/v5 v5.3.1

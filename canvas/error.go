@@ -21,6 +21,7 @@ const (
 	ERATELIMITED       = "RATE_LIMITED"
 	EUNAUTHORIZED      = "UNAUTHORIZED"
 	EPROVIDER          = "PROVIDER_ERROR"
+	ETIMEOUT           = "TIMEOUT" // a workflow run that reached its deadline
 )
 
 // Error is the one error type of the domain. Code is machine-readable,

@@ -17,12 +17,20 @@ import (
 // another workspace, is NOT_FOUND. Versions and messages inherit the access
 // of their canvas.
 type Service struct {
-	store Store
+	store     Store
+	workflows WorkflowCompiler
 }
 
+// ServiceOption configures a Service.
+type ServiceOption func(*Service)
+
 // NewService returns a Service over store.
-func NewService(store Store) *Service {
-	return &Service{store: store}
+func NewService(store Store, opts ...ServiceOption) *Service {
+	s := &Service{store: store}
+	for _, opt := range opts {
+		opt(s)
+	}
+	return s
 }
 
 // CreateProjectParams are the fields of a new project. The JSON names are

@@ -33,7 +33,10 @@ type CreateVersionParams struct {
 	Message *MessageInput `json:"message"`
 	// IsWorkflow marks a workflow version; it requires WorkflowSpec.
 	IsWorkflow bool `json:"isWorkflow"`
-	// WorkflowSpec is the author's workflow specification, stored as given.
+	// WorkflowSpec is the author's workflow specification, stored as
+	// given. With WithWorkflows, it is compiled first: an invalid spec is
+	// VALIDATION, a valid one is stored with its graph and makes the
+	// version a workflow.
 	WorkflowSpec json.RawMessage `json:"workflowSpec"`
 }
 
@@ -84,7 +87,8 @@ func (s *Service) CreateVersion(ctx context.Context, params CreateVersionParams)
 	if params.IsWorkflow && spec == nil {
 		v.add("/json/workflowSpec", "is required when isWorkflow is true")
 	}
-	if err := v.err(); err != nil {
+	graph, err := s.compileWorkflow(&v, spec)
+	if err != nil {
 		return nil, err
 	}
 	if _, err := s.canvas(ctx, p, params.PromptID); err != nil {
@@ -97,8 +101,9 @@ func (s *Service) CreateVersion(ctx context.Context, params CreateVersionParams)
 		Variables:    vars,
 		Draft:        params.Draft,
 		WorkspaceID:  p.WorkspaceID,
-		IsWorkflow:   params.IsWorkflow,
+		IsWorkflow:   params.IsWorkflow || graph != nil,
 		WorkflowSpec: spec,
+		Graph:        graph,
 		CreatedBy:    p.Actor(),
 		UpdatedBy:    p.Actor(),
 		Messages:     []Message{},

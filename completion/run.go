@@ -45,7 +45,10 @@ type Run struct {
 	ApplicationID   string `json:"applicationId,omitempty"`
 	Model           string `json:"model"`
 	Status          string `json:"status"`
-	Async           bool   `json:"async"`
+	// WorkflowStatus is the workflow run's status when the target was a
+	// workflow version (Kind KindWorkflow); ID is then its execution id.
+	WorkflowStatus string `json:"workflowStatus,omitempty"`
+	Async          bool   `json:"async"`
 	// Request is everything needed to execute the run later: the rendered
 	// messages and the effective settings.
 	Request RunRequest `json:"-"`

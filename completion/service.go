@@ -31,6 +31,9 @@ type Options struct {
 	// application's subscription when such a run finishes; nil makes every
 	// application NOT_FOUND.
 	Notifier *webhook.Notifier
+	// Workflows runs the workflow versions a completion targets; nil makes
+	// such a completion VALIDATION.
+	Workflows Workflows
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// NewID returns run ids; nil means random UUIDs.
@@ -49,6 +52,7 @@ type Service struct {
 	notify    func()
 	files     *FileResolver
 	notifier  *webhook.Notifier
+	workflows Workflows
 	now       func() time.Time
 	newID     func() string
 }
@@ -56,7 +60,7 @@ type Service struct {
 // NewService returns a Service.
 func NewService(opts Options) *Service {
 	s := &Service{store: opts.Store, canvases: opts.Canvases, envs: opts.Environments,
-		providers: opts.Providers, notify: opts.Notify, files: NewFileResolver(opts.Files), notifier: opts.Notifier, now: opts.Now,
+		providers: opts.Providers, notify: opts.Notify, files: NewFileResolver(opts.Files), notifier: opts.Notifier, workflows: opts.Workflows, now: opts.Now,
 		newID: opts.NewID}
 	if s.now == nil {
 		s.now = time.Now
@@ -111,6 +115,9 @@ type RunParams struct {
 	WebhookURL string
 	// ForwardHeaders are sent with the webhook notification.
 	ForwardHeaders []webhook.Header
+	// WorkflowEnvironment is the environment recorded on the run of a
+	// workflow version: "api" when empty, "test-case" for test cases.
+	WorkflowEnvironment string
 }
 
 // TaskParams describe a one-off prompt run, always asynchronous.

@@ -56,7 +56,14 @@ func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	run, err := s.prepare(ctx, p, params)
+	ver, envName, err := s.target(ctx, p, &params)
+	if err != nil {
+		return nil, err
+	}
+	if ver.IsWorkflow {
+		return s.runWorkflow(ctx, params, ver)
+	}
+	run, err := s.prepare(p, params, ver, envName)
 	if err != nil {
 		return nil, err
 	}
@@ -98,21 +105,24 @@ func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 	return run, nil
 }
 
-// prepare checks params, resolves the target and the provider, renders the
-// messages, and returns the run to record, not yet stored.
-func (s *Service) prepare(ctx context.Context, p *canvas.Principal, params RunParams) (*Run, error) {
-	app, err := s.application(ctx, p, &params)
+// target checks the canvas and application of params (setting CanvasID
+// from the application when it is empty) and resolves the version to run
+// and the environment that serves it ("" when none).
+func (s *Service) target(ctx context.Context, p *canvas.Principal, params *RunParams) (*canvas.Version, string, error) {
+	app, err := s.application(ctx, p, params)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if uuid.Validate(params.CanvasID) != nil {
-		return nil, canvas.Invalid("Request failed validation.",
+		return nil, "", canvas.Invalid("Request failed validation.",
 			canvas.Detail{Path: "/json/canvas_id", Message: "must be a UUID"})
 	}
-	ver, envName, err := s.resolve(ctx, p, params, app)
-	if err != nil {
-		return nil, err
-	}
+	return s.resolve(ctx, p, *params, app)
+}
+
+// prepare resolves the provider of ver, renders its messages, and returns
+// the run to record, not yet stored.
+func (s *Service) prepare(p *canvas.Principal, params RunParams, ver *canvas.Version, envName string) (*Run, error) {
 	rendered, err := Render(ver.Messages, ver.Variables, params.Variables)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
 	"github.com/promptcanvas/promptcanvas/webhook"
+	"github.com/promptcanvas/promptcanvas/workflow"
 )
 
 // Store is everything the service persists.
@@ -29,6 +30,7 @@ type Store interface {
 	webhook.ApplicationStore
 	webhook.NotifierStore
 	webhook.LogStore
+	workflow.Store
 
 	// Ping reports whether the store answers.
 	Ping(ctx context.Context) error

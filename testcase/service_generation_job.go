@@ -8,6 +8,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/workflow"
 )
 
 // generationInput is the payload of a generation's job: the test case's
@@ -104,6 +105,7 @@ func (s *GenerationService) HandleJob(ctx context.Context, j *queue.Job) error {
 	}
 	run, err := s.runner.Run(canvas.NewContext(ctx, p), completion.RunParams{
 		CanvasID: g.PromptID, VersionID: g.PromptVersionID, Variables: in.variables(), Conversation: conv,
+		WorkflowEnvironment: workflow.EnvTestCase,
 	})
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -140,7 +142,10 @@ func finishGeneration(g *Generation, tc *TestCase, run *completion.Run, err erro
 	}
 	if err != nil || run == nil || run.Result == nil || len(run.Result.Choices) == 0 {
 		g.Status = GenerationFailed
-		if err == nil {
+		if err == nil && run != nil && run.Paused() {
+			g.Error = &GenerationError{Code: canvas.ECONFLICT, Message: "The workflow run " + run.ID +
+				" paused (" + run.WorkflowStatus + "); a test case needs a run that ends without review or action."}
+		} else if err == nil {
 			g.Error = &GenerationError{Code: canvas.EPROVIDER, Message: "The model gave no answer."}
 		} else {
 			g.Error = &GenerationError{Code: canvas.ErrorCode(err), Message: canvas.ErrorMessage(err)}

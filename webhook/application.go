@@ -10,6 +10,11 @@ const (
 	EventPublicationCreated  = "publication.created"
 	EventGenerationCompleted = "generation.completed"
 	EventTest                = "webhook.test"
+	// A workflow run ended completed, ended otherwise (failed, cancelled,
+	// timeout), or paused for a review or an action.
+	EventWorkflowRunCompleted = "workflow_run.completed"
+	EventWorkflowRunFailed    = "workflow_run.failed"
+	EventWorkflowRunPaused    = "workflow_run.paused"
 )
 
 // Application ties a canvas, at one of its environments, to a webhook

@@ -26,7 +26,8 @@ const DefaultSecretOverlap = 24 * time.Hour
 // EventTypes returns every event type a subscription can filter on.
 func EventTypes() []string {
 	return []string{EventCompletionSucceeded, EventCompletionFailed, EventTaskSucceeded, EventTaskFailed,
-		EventPublicationCreated, EventGenerationCompleted, EventTest}
+		EventPublicationCreated, EventGenerationCompleted, EventWorkflowRunCompleted, EventWorkflowRunFailed,
+		EventWorkflowRunPaused, EventTest}
 }
 
 // ApplicationOptions wire an ApplicationService. Store and Canvases are

@@ -60,9 +60,10 @@ type DB struct {
 	// publishCommits groups the commits of concurrent publishes (batch.go),
 	// runCommits those of sync run records (runs_batch.go), jobCommits
 	// those of the outcomes of queue jobs (jobs.go). See commit.go.
-	publishCommits committer
-	runCommits     committer
-	jobCommits     committer
+	publishCommits  committer
+	runCommits      committer
+	jobCommits      committer
+	workflowCommits committer // workflow step writes (workflows.go)
 
 	// Now is the clock; it is read once per transaction.
 	Now canvas.Clock

@@ -24,6 +24,12 @@ func hotWrites() []string {
 		// The delivery log's record of each webhook attempt (deliveries.go).
 		qRecordDelivery,
 		qInsertAttempt,
+		// Each grouped write's savepoint (commit.go), and a workflow
+		// step's state, written on every change (workflows.go).
+		`SAVEPOINT write`,
+		`RELEASE write`,
+		qWorkflowRunStatus,
+		qUpsertWorkflowStep,
 	}
 }
 

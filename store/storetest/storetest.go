@@ -38,6 +38,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Run("Files", func(t *testing.T) { testFiles(t, newStore) })
 	t.Run("Applications", func(t *testing.T) { testApplications(t, newStore) })
 	t.Run("Deliveries", func(t *testing.T) { testDeliveries(t, newStore) })
+	t.Run("Workflows", func(t *testing.T) { testWorkflows(t, newStore) })
 }
 
 // fixture is a fresh store with one workspace, and helpers that create

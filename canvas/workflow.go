@@ -1,0 +1,41 @@
+package canvas
+
+import "encoding/json"
+
+// WorkflowCompiler checks a workflow specification when a version is saved
+// and returns the graph to store with it; its error is returned as it is
+// (VALIDATION with pointers).
+type WorkflowCompiler interface {
+	CompileSpec(spec json.RawMessage) (graph json.RawMessage, err error)
+}
+
+// WithWorkflows makes CreateVersion compile workflow specifications with c:
+// a version given a spec is stored with the graph c derives from it and
+// marked a workflow. Without it, a spec is stored as given, without a
+// graph.
+func WithWorkflows(c WorkflowCompiler) ServiceOption {
+	return func(s *Service) { s.workflows = c }
+}
+
+// compileWorkflow compiles the spec of a new version, when there is one
+// and the Service has a compiler, and returns its graph (nil otherwise).
+// It returns the problems of the other fields (v) as CreateVersion always
+// has, joined by the compiler's VALIDATION details so that one error lists
+// every problem of the request; alone, the compiler's error is returned as
+// it is.
+func (s *Service) compileWorkflow(v *validator, spec json.RawMessage) (json.RawMessage, error) {
+	if s.workflows == nil || spec == nil {
+		return nil, v.err()
+	}
+	graph, err := s.workflows.CompileSpec(spec)
+	if err != nil {
+		if len(v.details) == 0 || ErrorCode(err) != EINVALID {
+			return nil, err
+		}
+		v.details = append(v.details, ErrorDetails(err)...)
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	return graph, nil
+}

@@ -1,0 +1,113 @@
+package completion
+
+import (
+	"context"
+	"time"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/webhook"
+)
+
+// KindWorkflow is the kind of the Run that Service.Run returns for a
+// workflow version: the workflow run's public record is the workflow run
+// itself (GET /workflow/runs/{id}), so no completion run is stored.
+const KindWorkflow = "workflow"
+
+// Workflows starts runs of workflow versions: a completion whose target is
+// a workflow version runs the workflow instead of calling a model
+// (workflow.Service implements it).
+type Workflows interface {
+	RunWorkflow(ctx context.Context, req WorkflowRequest) (*WorkflowResult, error)
+}
+
+// WorkflowRequest is a completion of a workflow version.
+type WorkflowRequest struct {
+	Version *canvas.Version
+	// Environment is the surface that starts the run: "api" for
+	// completions, "test-case" for test case generations.
+	Environment string
+	// Variables are the values of the input node's variables.
+	Variables map[string]any
+	// Wait returns once the run has ended or paused; otherwise
+	// RunWorkflow returns once the run is accepted.
+	Wait bool
+	// Notifications of the run's end (and pauses).
+	WebhookURL     string
+	ForwardHeaders []webhook.Header
+	ApplicationID  string
+}
+
+// WorkflowResult is the state of a workflow run that RunWorkflow started.
+type WorkflowResult struct {
+	// ExecutionID is the run's external execution id.
+	ExecutionID string
+	// Status is the workflow run's status.
+	Status string
+	// Output is the text of the run's output step once it completed: a
+	// string output as it is, any other value as JSON.
+	Output string
+	// Error says why a run that ended otherwise than completed ended.
+	Error *RunError
+	// Usage sums the token usage of the run's model calls.
+	Usage     Usage
+	CreatedAt time.Time
+}
+
+// runWorkflow runs a workflow version for Run: asynchronous requests (Async
+// or a WebhookURL) return the accepted run at once; the others wait until
+// the workflow run ends or pauses. A completed run answers its output text
+// as the completion's one choice (streamed as one chunk, after Started);
+// a paused run returns with WorkflowStatus set and nothing streamed. The
+// request's messages and settings do not apply to a workflow: its llm
+// nodes carry their own.
+func (s *Service) runWorkflow(ctx context.Context, params RunParams, ver *canvas.Version) (*Run, error) {
+	if s.workflows == nil {
+		return nil, canvas.Invalid("This service does not run workflows.",
+			canvas.Detail{Path: "/json/canvas_id", Message: "the version to run is a workflow"})
+	}
+	async := params.Async || params.WebhookURL != ""
+	res, err := s.workflows.RunWorkflow(ctx, WorkflowRequest{Version: ver, Environment: params.WorkflowEnvironment,
+		Variables: params.Variables, Wait: !async, WebhookURL: params.WebhookURL,
+		ForwardHeaders: params.ForwardHeaders, ApplicationID: params.ApplicationID})
+	if err != nil && res == nil {
+		return nil, err
+	}
+	run := &Run{ID: res.ExecutionID, WorkspaceID: ver.WorkspaceID, Kind: KindWorkflow, CanvasID: ver.PromptID,
+		VersionID: ver.ID, ApplicationID: params.ApplicationID, Status: StatusQueued, WorkflowStatus: res.Status,
+		Async: async, Usage: res.Usage, WebhookURL: params.WebhookURL, CreatedAt: res.CreatedAt,
+		UpdatedAt: res.CreatedAt}
+	if async {
+		return run, nil
+	}
+	now := s.now().UTC()
+	run.UpdatedAt = now
+	switch {
+	case err != nil:
+		run.Status, run.Error, run.CompletedAt = StatusFailed, res.Error, &now
+		return run, err
+	case res.Error == nil && res.Status == workflowCompleted:
+		run.Status, run.CompletedAt = StatusCompleted, &now
+		run.Result = newResponse(run.ID, run.CreatedAt, ver.ID, &Result{Text: res.Output, Usage: res.Usage,
+			FinishReason: "stop"})
+		if params.Started != nil {
+			params.Started(run)
+		}
+		if params.Stream != nil {
+			if err := params.Stream(Chunk{Text: res.Output}); err != nil {
+				return run, err
+			}
+		}
+		return run, nil
+	}
+	run.Status = StatusRunning // paused: waiting for a review or an action
+	return run, nil
+}
+
+// workflowCompleted is the status of a workflow run that completed.
+const workflowCompleted = "completed"
+
+// Paused reports whether Run returned a workflow run that waits for a
+// review or an action.
+func (r *Run) Paused() bool {
+	return r.Kind == KindWorkflow && !r.Async && r.Status == StatusRunning
+}

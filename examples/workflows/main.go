@@ -1,0 +1,198 @@
+// Command workflows runs Prompt Canvas in-process to run a workflow: the
+// version drafts a note with an llm step (the offline echo model), branches
+// on the draft's length with a condition, pauses for an editor's review,
+// and finishes with an output step. The program starts the run through a
+// completion, approves the review through the Go API, waits for the run to
+// complete, and prints its steps.
+//
+//	go run ./examples/workflows
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/store/sqlite"
+	"github.com/promptcanvas/promptcanvas/workflow"
+)
+
+// spec is the workflow: topic → draft → long enough? → review → publish →
+// result, or, when the draft is short, → expand → result.
+const spec = `{
+  "specVersion": "1",
+  "timeoutSeconds": 600,
+  "nodes": [
+    {"id": "start", "name": "Topic", "actionId": "input",
+     "config": {"variables": [{"name": "topic", "type": "text", "required": true}]}},
+    {"id": "draft", "name": "Draft", "actionId": "llm",
+     "config": {"model": "echo", "messages": [
+       {"role": "system", "content": "You write short product notes."},
+       {"role": "user", "content": "Write a note about {{topic}}."}]}},
+    {"id": "check", "name": "Long enough?", "actionId": "condition",
+     "config": {"branches": [{"port": "long", "when": "len(steps.draft.output) > 40"}], "default": "short"}},
+    {"id": "review", "name": "Editor review", "actionId": "review",
+     "config": {"instructions": "Approve the draft, or reject it with a comment."}},
+    {"id": "publish", "name": "Publish", "actionId": "template",
+     "config": {"template": "APPROVED ({{steps.review.output.comment}}): {{steps.draft.output}}"}},
+    {"id": "expand", "name": "Too short", "actionId": "template",
+     "config": {"template": "TOO SHORT: {{steps.draft.output}}"}},
+    {"id": "result", "name": "Result", "actionId": "output"}
+  ],
+  "edges": [
+    {"from": {"node": "start", "port": "out"}, "to": {"node": "draft", "port": "in"}},
+    {"from": {"node": "draft", "port": "out"}, "to": {"node": "check", "port": "in"}},
+    {"from": {"node": "check", "port": "long"}, "to": {"node": "review", "port": "in"}},
+    {"from": {"node": "check", "port": "short"}, "to": {"node": "expand", "port": "in"}},
+    {"from": {"node": "review", "port": "approved"}, "to": {"node": "publish", "port": "in"}},
+    {"from": {"node": "publish", "port": "out"}, "to": {"node": "result", "port": "in"}},
+    {"from": {"node": "expand", "port": "out"}, "to": {"node": "result", "port": "in"}}
+  ]
+}`
+
+func main() {
+	if err := run(context.Background(), os.Stdout); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// services are the parts the walk-through uses, wired as cmd/canvasd wires
+// them: the completion service runs workflow versions through the workflow
+// service, whose llm steps call models through the completion service, and
+// one queue worker executes the runs.
+type services struct {
+	canvases    *canvas.Service
+	completions *completion.Service
+	workflows   *workflow.Service
+	worker      *queue.Worker
+}
+
+// models lets the workflow service call the completion service, which is
+// built after it.
+type models struct{ svc *completion.Service }
+
+func (m *models) Call(ctx context.Context, workspaceID string, req completion.RunRequest) (*completion.Result, error) {
+	return m.svc.Call(ctx, workspaceID, req)
+}
+
+func wire(db *sqlite.DB) *services {
+	worker := queue.NewWorker(db, queue.WorkerOptions{PollInterval: 10 * time.Millisecond})
+	llm := &models{}
+	workflows := workflow.NewService(workflow.Options{Store: db, Canvases: db,
+		Actions: workflow.Builtins(workflow.BuiltinOptions{Models: llm}), Notify: worker.Notify, Cancel: worker.Cancel})
+	completions := completion.NewService(completion.Options{Store: db, Canvases: db,
+		Environments: env.NewService(db, db), Providers: completion.NewRegistry(completion.NewEcho(completion.EchoOptions{})),
+		Notify: worker.Notify, Workflows: workflows})
+	llm.svc = completions
+	worker.Handle(workflow.JobKindRun, workflows.HandleJob)
+	worker.Handle(workflow.JobKindDeadline, workflows.HandleDeadline)
+	return &services{canvases: canvas.NewService(db, canvas.WithWorkflows(workflows)), completions: completions,
+		workflows: workflows, worker: worker}
+}
+
+// run does the whole walk-through and writes its report to w. The report
+// holds names, statuses and outputs only, never ids or times, so it is the
+// same on every run.
+func run(ctx context.Context, w io.Writer) error {
+	dir, err := os.MkdirTemp("", "canvas-workflows")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	db, err := sqlite.Open(ctx, filepath.Join(dir, "canvas.db"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, _, err := canvas.Bootstrap(ctx, db, ""); err != nil {
+		return err
+	}
+	ws, err := db.GetWorkspaceByName(ctx, canvas.DefaultWorkspaceName)
+	if err != nil {
+		return err
+	}
+	ctx = canvas.NewContext(ctx, &canvas.Principal{WorkspaceID: ws.ID, UserID: "ada", Role: canvas.RoleEditor})
+
+	s := wire(db)
+	workerCtx, stopWorker := context.WithCancel(ctx)
+	workerDone := make(chan error, 1)
+	go func() { workerDone <- s.worker.Run(workerCtx) }()
+	defer func() {
+		stopWorker()
+		<-workerDone
+	}()
+
+	c, err := s.canvases.CreateCanvas(ctx, canvas.CreateCanvasParams{Title: "Product notes"})
+	if err != nil {
+		return err
+	}
+	v, err := s.canvases.CreateVersion(ctx, canvas.CreateVersionParams{PromptID: c.ID, Title: "Draft and review",
+		IsWorkflow: true, WorkflowSpec: json.RawMessage(spec)})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "version %q: workflow=%v, %d nodes in its graph\n", v.Title, v.IsWorkflow, nodeCount(v.Graph))
+
+	// A sync completion waits until the run ends or pauses: this one
+	// pauses at the review.
+	started, err := s.completions.Run(ctx, completion.RunParams{CanvasID: c.ID, VersionID: v.ID,
+		Variables: map[string]any{"topic": "the new espresso machine"}})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "completion answered: workflow run %s\n", started.WorkflowStatus)
+
+	if _, err := s.workflows.Review(ctx, started.ID, workflow.ReviewParams{Approved: true, Comment: "ship it"}); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "review: approved")
+
+	done, err := await(ctx, s.workflows, started.ID)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "run %s in environment %s\n", done.Status, done.Environment)
+	for _, st := range done.Steps {
+		fmt.Fprintf(w, "  %-8s %-10s %-10s %s\n", st.ID, st.ActionID, st.Status, st.Output)
+	}
+	var text string
+	if err := json.Unmarshal(done.Output.Output, &text); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "output (%s): %s\n", done.Output.ID, text)
+	return nil
+}
+
+// await reads the run until it has ended.
+func await(ctx context.Context, svc *workflow.Service, id string) (*workflow.View, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		v, err := svc.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if workflow.Terminal(v.Status) {
+			return v, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, errors.New("the run did not end in time")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func nodeCount(graph json.RawMessage) int {
+	var g workflow.Graph
+	_ = json.Unmarshal(graph, &g)
+	return len(g.Nodes)
+}

@@ -1,0 +1,285 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/workflow"
+)
+
+// Compile-time check that DB implements the workflow package's Store.
+var _ workflow.Store = (*DB)(nil)
+
+// Workflow runs and their steps. The engine writes a step's state on every
+// change, so SaveWorkflowSteps shares commits between concurrent callers
+// through db.workflowCommits (group commit, commit.go): a run of many
+// parallel branches pays one disk flush per batch of step writes, not one
+// per write. Status transitions (ChangeWorkflowRun) are rarer and commit
+// alone, with the steps and jobs that go with them.
+
+// workflowRunCols are the columns scanWorkflowRun reads, in order, from
+// workflow_runs.
+const workflowRunCols = `id, COALESCE(external_id, ''), workspace_id, canvas_id, version_id, environment, status,
+	input, start_node_id, end_node_id, output_node_id, error, webhook_url, forward_headers, application_id,
+	created_by, created_at, updated_at, completed_at, deadline`
+
+// Statements of workflow runs. A run is found in its workspace by its id
+// or its external id; the id wins should one run's external id be another
+// run's id.
+const (
+	qInsertWorkflowRun = `INSERT INTO workflow_runs (id, external_id, workspace_id, canvas_id, version_id,
+		environment, status, input, start_node_id, end_node_id, output_node_id, error, webhook_url,
+		forward_headers, application_id, created_by, created_at, updated_at, completed_at, deadline)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qGetWorkflowRun = `SELECT ` + workflowRunCols + ` FROM workflow_runs
+		WHERE workspace_id = ?1 AND (id = ?2 OR external_id = ?2) ORDER BY id = ?2 DESC LIMIT 1`
+	qWorkflowRunStatus = `SELECT id, status FROM workflow_runs
+		WHERE workspace_id = ?1 AND (id = ?2 OR external_id = ?2) ORDER BY id = ?2 DESC LIMIT 1`
+	qWorkflowSteps = `SELECT id, seq, name, action_id, status, input, output, error, metadata, ports,
+		started_at, completed_at FROM workflow_steps WHERE run_id = ? ORDER BY seq, id`
+	qUpsertWorkflowStep = `INSERT INTO workflow_steps (run_id, id, seq, name, action_id, status, input, output,
+		error, metadata, ports, started_at, completed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (run_id, id) DO UPDATE SET seq = excluded.seq, name = excluded.name,
+		action_id = excluded.action_id, status = excluded.status, input = excluded.input,
+		output = excluded.output, error = excluded.error, metadata = excluded.metadata,
+		ports = excluded.ports, started_at = excluded.started_at, completed_at = excluded.completed_at`
+	// qCancelWorkflowJobs cancels the run's queued or running jobs of the
+	// workflow kinds (?3, ?4) except the job ?5, as cancelJobs does.
+	qCancelWorkflowJobs = `UPDATE jobs SET status = 'cancelled', lease_owner = NULL, lease_until = NULL,
+		updated_at = ?1 WHERE ref_id = ?2 AND kind IN (?3, ?4) AND status IN ('queued', 'running') AND id <> ?5`
+)
+
+func scanWorkflowRun(r interface{ Scan(...any) error }) (*workflow.Run, error) {
+	var run workflow.Run
+	err := r.Scan(&run.ID, &run.ExternalID, &run.WorkspaceID, &run.CanvasID, &run.VersionID, &run.Environment,
+		&run.Status, jsonCol{&run.Input}, &run.StartNodeID, &run.EndNodeID, &run.OutputNodeID,
+		jsonCol{&run.Error}, &run.WebhookURL, jsonCol{&run.ForwardHeaders}, &run.ApplicationID, &run.CreatedBy,
+		timeCol{&run.CreatedAt}, timeCol{&run.UpdatedAt}, nullTimeCol{&run.CompletedAt}, timeCol{&run.Deadline})
+	return &run, err
+}
+
+func scanWorkflowStep(r interface{ Scan(...any) error }) (*workflow.Step, error) {
+	var s workflow.Step
+	return &s, r.Scan(&s.ID, &s.Seq, &s.Name, &s.ActionID, &s.Status, rawCol{&s.Input}, rawCol{&s.Output},
+		jsonCol{&s.Error}, rawCol{&s.Metadata}, jsonCol{&s.Ports}, nullTimeCol{&s.StartedAt},
+		nullTimeCol{&s.CompletedAt})
+}
+
+// CreateWorkflowRun inserts r, its steps and jobs in one transaction. It
+// sets r.ID when empty, CreatedAt and UpdatedAt, and CompletedAt when r's
+// status is terminal; a job without a RefID serves the run, a job without
+// a WorkspaceID belongs to the run's workspace. An external id already
+// taken is CONFLICT.
+func (db *DB) CreateWorkflowRun(ctx context.Context, r *workflow.Run, jobs []*queue.Job) error {
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := insertWorkflowRun(ctx, tx, r); err != nil {
+		return err
+	}
+	if err := upsertWorkflowSteps(ctx, tx, r.ID, r.Steps); err != nil {
+		return err
+	}
+	if err := insertWorkflowJobs(ctx, tx, r.WorkspaceID, r.ID, jobs); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// insertWorkflowRun writes r (not its steps) inside tx, setting its id when
+// empty and its timestamps from tx.now.
+func insertWorkflowRun(ctx context.Context, tx *Tx, r *workflow.Run) error {
+	if r.ID == "" {
+		r.ID = tx.db.NewID()
+	}
+	r.CreatedAt, r.UpdatedAt, r.CompletedAt = tx.now, tx.now, nil
+	if workflow.Terminal(r.Status) {
+		r.CompletedAt = &tx.now
+	}
+	input, err := jsonText(r.Input)
+	if err != nil {
+		return err
+	}
+	runErr, err := jsonOrNull(r.Error, r.Error == nil)
+	if err != nil {
+		return err
+	}
+	headers, err := jsonOrNull(r.ForwardHeaders, len(r.ForwardHeaders) == 0)
+	if err != nil {
+		return err
+	}
+	var external any
+	if r.ExternalID != "" {
+		external = r.ExternalID
+	}
+	_, err = tx.exec(ctx, qInsertWorkflowRun, r.ID, external, r.WorkspaceID, r.CanvasID, r.VersionID,
+		r.Environment, r.Status, input, r.StartNodeID, r.EndNodeID, r.OutputNodeID, runErr, r.WebhookURL, headers,
+		r.ApplicationID, r.CreatedBy, formatTime(tx.now), formatTime(tx.now), nullTime(r.CompletedAt),
+		formatTime(r.Deadline))
+	return translate(err)
+}
+
+// upsertWorkflowSteps writes steps of the run runID inside tx, each
+// replacing the stored step with the same id.
+func upsertWorkflowSteps(ctx context.Context, tx *Tx, runID string, steps []*workflow.Step) error {
+	for _, s := range steps {
+		stepErr, err := jsonOrNull(s.Error, s.Error == nil)
+		if err != nil {
+			return err
+		}
+		ports, err := jsonOrNull(s.Ports, s.Ports == nil)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.exec(ctx, qUpsertWorkflowStep, runID, s.ID, s.Seq, s.Name, s.ActionID, s.Status,
+			nullRaw(s.Input), nullRaw(s.Output), stepErr, nullRaw(s.Metadata), ports, nullTime(s.StartedAt),
+			nullTime(s.CompletedAt)); err != nil {
+			return translate(err)
+		}
+	}
+	return nil
+}
+
+// insertWorkflowJobs enqueues jobs inside tx for the run runID of the
+// workspace workspaceID, filling in their RefID and WorkspaceID when empty.
+func insertWorkflowJobs(ctx context.Context, tx *Tx, workspaceID, runID string, jobs []*queue.Job) error {
+	for _, j := range jobs {
+		if j.RefID == "" {
+			j.RefID = runID
+		}
+		if j.WorkspaceID == "" {
+			j.WorkspaceID = workspaceID
+		}
+		if err := insertJob(ctx, tx, j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// GetWorkflowRun returns a run of the workspace found by its id or its
+// external id, with its steps in Seq order, read in one snapshot.
+func (db *DB) GetWorkflowRun(ctx context.Context, workspaceID, id string) (*workflow.Run, error) {
+	tx, err := db.beginRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	r, err := getWorkflowRunTx(ctx, tx, workspaceID, id)
+	if err != nil {
+		return nil, err
+	}
+	return r, tx.Commit()
+}
+
+// getWorkflowRunTx reads a run with its steps inside tx.
+func getWorkflowRunTx(ctx context.Context, tx *Tx, workspaceID, id string) (*workflow.Run, error) {
+	r, err := scanWorkflowRun(tx.queryRow(ctx, qGetWorkflowRun, workspaceID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, canvas.NotFound("workflow run")
+	} else if err != nil {
+		return nil, err
+	}
+	rows, err := tx.query(ctx, qWorkflowSteps, r.ID)
+	r.Steps, err = rowsOf(rows, err, func(r *sql.Rows) (*workflow.Step, error) { return scanWorkflowStep(r) })
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// workflowRunStatus returns the id and status of a run of the workspace
+// found by its id or its external id, inside tx.
+func workflowRunStatus(ctx context.Context, tx *Tx, workspaceID, id string) (runID, status string, err error) {
+	err = tx.queryRow(ctx, qWorkflowRunStatus, workspaceID, id).Scan(&runID, &status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", canvas.NotFound("workflow run")
+	}
+	return runID, status, err
+}
+
+// SaveWorkflowSteps writes steps of a run that has not ended; a run that
+// has is CONFLICT and nothing is written. The run is found as
+// GetWorkflowRun finds it. Concurrent calls share commits
+// (group commit), each under its own savepoint, and each returns once its
+// write is durable.
+func (db *DB) SaveWorkflowSteps(ctx context.Context, workspaceID, runID string, steps []*workflow.Step) error {
+	if len(steps) == 0 {
+		return nil
+	}
+	return db.groupCommit(ctx, &db.workflowCommits, func(ctx context.Context, tx *Tx) error {
+		id, status, err := workflowRunStatus(ctx, tx, workspaceID, runID)
+		if err != nil {
+			return err
+		}
+		if workflow.Terminal(status) {
+			return canvas.Errorf(canvas.ECONFLICT, "The workflow run has already ended (%s).", status)
+		}
+		return upsertWorkflowSteps(ctx, tx, id, steps)
+	})
+}
+
+// ChangeWorkflowRun moves a run from c.From to c.To in one transaction with
+// c's steps and jobs: CONFLICT, and nothing written, unless the run's
+// status is c.From. CompletedAt is set when c.To is terminal. When
+// c.CancelJobs is set, the run's queued or running jobs of the workflow
+// kinds other than c.ExceptJobID are cancelled before c.Jobs are enqueued.
+// The run is found as GetWorkflowRun finds it.
+func (db *DB) ChangeWorkflowRun(ctx context.Context, c *workflow.Change) (*workflow.Run, error) {
+	if c.To == "" {
+		return nil, canvas.Invalid("A change needs a status to move to.", canvas.Detail{Path: "/to", Message: "required"})
+	}
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	id, status, err := workflowRunStatus(ctx, tx, c.WorkspaceID, c.RunID)
+	if err != nil {
+		return nil, err
+	}
+	if status != c.From {
+		return nil, canvas.Errorf(canvas.ECONFLICT, "The workflow run is %s, not %s.", status, c.From)
+	}
+	var set setList
+	set.add("status", c.To)
+	set.add("updated_at", formatTime(tx.now))
+	if c.OutputNodeID != "" {
+		set.add("output_node_id", c.OutputNodeID)
+	}
+	if c.Error != nil {
+		runErr, err := jsonText(c.Error)
+		if err != nil {
+			return nil, err
+		}
+		set.add("error", runErr)
+	}
+	if workflow.Terminal(c.To) {
+		set.add("completed_at", formatTime(tx.now))
+	}
+	if _, err := tx.exec(ctx, `UPDATE workflow_runs SET `+set.sql()+` WHERE id = ?`, append(set.args, id)...); err != nil {
+		return nil, err
+	}
+	if err := upsertWorkflowSteps(ctx, tx, id, c.Steps); err != nil {
+		return nil, err
+	}
+	if c.CancelJobs {
+		if _, err := tx.exec(ctx, qCancelWorkflowJobs, formatTime(tx.now), id, workflow.JobKindRun,
+			workflow.JobKindDeadline, c.ExceptJobID); err != nil {
+			return nil, err
+		}
+	}
+	if err := insertWorkflowJobs(ctx, tx, c.WorkspaceID, id, c.Jobs); err != nil {
+		return nil, err
+	}
+	r, err := getWorkflowRunTx(ctx, tx, c.WorkspaceID, id)
+	if err != nil {
+		return nil, err
+	}
+	return r, tx.Commit()
+}

@@ -1,0 +1,179 @@
+package workflow
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/completion"
+)
+
+// llmAction calls a model with messages rendered over the step's Scope.
+type llmAction struct {
+	models ModelCaller
+}
+
+// llmConfig is an llm node's config: its messages and a model
+// configuration with the meaning of canvas.Configuration.
+type llmConfig struct {
+	Model            string                   `json:"model"`
+	Messages         []llmMessage             `json:"messages"`
+	Temperature      *float64                 `json:"temperature"`
+	MaxTokens        *int                     `json:"maxTokens"`
+	TopP             *float64                 `json:"topP"`
+	StructuredOutput *canvas.StructuredOutput `json:"structuredOutput"`
+}
+
+type llmMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// ConfigSchema: {"model"?, "messages": [{"role", "content"}] (at least
+// one), "temperature"?, "maxTokens"?, "topP"?, "structuredOutput"?}.
+func (llmAction) ConfigSchema() json.RawMessage {
+	return rawSchema(`{
+	"type": "object",
+	"required": ["messages"],
+	"properties": {
+		"model": {"type": "string"},
+		"messages": {
+			"type": "array",
+			"minItems": 1,
+			"items": {
+				"type": "object",
+				"required": ["role", "content"],
+				"properties": {
+					"role": {"enum": ["system", "user", "assistant", "function"]},
+					"content": {"type": "string"}
+				}
+			}
+		},
+		"temperature": {"type": "number"},
+		"maxTokens": {"type": "integer", "minimum": 1},
+		"topP": {"type": "number"},
+		"structuredOutput": {
+			"type": "object",
+			"properties": {
+				"enabled": {"type": "boolean"},
+				"schema": {"type": "object"}
+			}
+		}
+	}
+}`)
+}
+
+// DefaultPorts: in and out.
+func (llmAction) DefaultPorts(cfg json.RawMessage) []Port { return inOutPorts(cfg) }
+
+// Compile checks the roles of the messages and compiles an enabled
+// structured output schema.
+func (a llmAction) Compile(n Node) (Executor, []canvas.Detail) {
+	var cfg llmConfig
+	if d := decodeConfig(n.Config, &cfg); d != nil {
+		return nil, d
+	}
+	var details []canvas.Detail
+	if len(cfg.Messages) == 0 {
+		details = append(details, canvas.Detail{Path: "/config/messages", Message: "must hold at least one message"})
+	}
+	msgs := make([]canvas.Message, len(cfg.Messages))
+	texts := make([]string, len(cfg.Messages))
+	for i, m := range cfg.Messages {
+		if !canvas.ValidMessageRole(m.Role) {
+			details = append(details, canvas.Detail{Path: fmt.Sprintf("/config/messages/%d/role", i),
+				Message: "must be one of system, user, assistant, function"})
+		}
+		msgs[i] = canvas.Message{Role: m.Role, Content: m.Content, Index: i}
+		texts[i] = m.Content
+	}
+	if so := cfg.StructuredOutput; so != nil && so.Enabled && len(so.Schema) > 0 {
+		if _, err := completion.CompileSchemaAt("/config/structuredOutput/schema", so.Schema); err != nil {
+			details = append(details, canvas.ErrorDetails(err)...)
+		}
+	}
+	if details != nil {
+		return nil, details
+	}
+	model := cfg.Model
+	if model == "" {
+		model = completion.EchoModel
+	}
+	return &llmExecutor{models: a.models, cfg: cfg, model: model, messages: msgs, tmpl: newTemplate(texts...)}, nil
+}
+
+type llmExecutor struct {
+	models   ModelCaller
+	cfg      llmConfig
+	model    string
+	messages []canvas.Message
+	tmpl     stepTemplate
+}
+
+// Execute renders the messages, calls the model and outputs its text, or
+// the JSON value it answered when structured output is enabled. The step
+// records the rendered messages and the model as its input, and the usage
+// and the answering model as its metadata. When ctx ends during the call,
+// ctx's error is returned as it is.
+func (e *llmExecutor) Execute(ctx context.Context, in *StepInput) (*Outcome, error) {
+	if e.models == nil {
+		return nil, stepError(canvas.EPROVIDER, "No model back end is configured for llm steps.")
+	}
+	msgs, err := e.tmpl.render(in, e.messages, fileVariables(in.Node))
+	if err != nil {
+		return nil, err
+	}
+	req := completion.RunRequest{Messages: msgs, Model: e.model, Temperature: e.cfg.Temperature,
+		MaxTokens: e.cfg.MaxTokens, TopP: e.cfg.TopP, StructuredOutput: e.cfg.StructuredOutput}
+	res, err := e.models.Call(ctx, in.WorkspaceID, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	model := res.Model
+	if model == "" {
+		model = e.model
+	}
+	out := &Outcome{
+		Output:   res.Text,
+		Input:    map[string]any{"messages": msgs, "model": e.model},
+		Metadata: map[string]any{"usage": res.Usage, "model": model},
+	}
+	if so := e.cfg.StructuredOutput; so != nil && so.Enabled {
+		text := bytes.TrimSpace([]byte(res.Text))
+		if !json.Valid(text) {
+			return nil, &canvas.Error{Code: canvas.EPROVIDER,
+				Message: "The model's output is not valid JSON, as structured output requires."}
+		}
+		out.Output = json.RawMessage(text)
+	}
+	return out, nil
+}
+
+// fileVariables returns the file variables of the run's input node (the
+// start, reached by going up from n), so that their values render as file
+// references the model call resolves; nil when the start is not an input
+// node or declares none.
+func fileVariables(n *CNode) []canvas.Variable {
+	if n == nil {
+		return nil
+	}
+	for len(n.In) > 0 && n.In[0].From != nil {
+		n = n.In[0].From
+	}
+	if n.ActionID != ActionInput {
+		return nil
+	}
+	var files []canvas.Variable
+	for _, v := range InputVariables(n.Node) {
+		if v.Type == canvas.VariableFile {
+			v.Required = false // the Service checked the run's input
+			files = append(files, v)
+		}
+	}
+	return files
+}

@@ -1,0 +1,53 @@
+package workflow
+
+import (
+	"context"
+	"time"
+
+	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/webhook"
+)
+
+// notificationData is the data of a workflow run notification.
+type notificationData struct {
+	ID          string `json:"id"`
+	CanvasID    string `json:"canvasId"`
+	VersionID   string `json:"versionId"`
+	Environment string `json:"environment"`
+	Status      string `json:"status"`
+	Output      *Step  `json:"output"`
+	Error       *Error `json:"error"`
+}
+
+// notification returns the job that tells run's webhook URL and its
+// application's subscription that the run moved to status to
+// (workflow_run.completed, workflow_run.paused, or workflow_run.failed for
+// every other end), or nil when there is no one to tell. output names the
+// output step of a completed run.
+func (s *Service) notification(ctx context.Context, run *Run, to, output string, runErr *Error) (*queue.Job, error) {
+	target := webhook.Target{URL: run.WebhookURL, Headers: run.ForwardHeaders, ApplicationID: run.ApplicationID}
+	if !s.notifier.Reaches(target) {
+		return nil, nil
+	}
+	typ := webhook.EventWorkflowRunFailed
+	switch {
+	case to == StatusCompleted:
+		typ = webhook.EventWorkflowRunCompleted
+	case Paused(to):
+		typ = webhook.EventWorkflowRunPaused
+	}
+	data := notificationData{ID: run.PublicID(), CanvasID: run.CanvasID, VersionID: run.VersionID,
+		Environment: run.Environment, Status: to, Error: runErr}
+	if st := run.Step(output); st != nil {
+		data.Output = st
+	}
+	ev, err := webhook.NewEvent(typ, s.now(), data)
+	if err != nil {
+		return nil, err
+	}
+	target.DeliveryID = s.newID()
+	return s.notifier.RunJob(ctx, run.WorkspaceID, run.ID, target, ev)
+}
+
+// now is a helper for views: the time in UTC.
+func utc(t time.Time) time.Time { return t.UTC() }
