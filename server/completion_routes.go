@@ -43,6 +43,32 @@ type asyncCompletion struct {
 	Status string `json:"status"`
 }
 
+// workflowRunObject is the object value of workflowAccepted.
+const workflowRunObject = "workflow.run"
+
+// workflowAccepted is the 202 answer to a sync or streamed completion of a
+// workflow version whose run paused (waiting-for-review or requires-action):
+// the run goes on once it is answered through POST /workflow/runs/{id}/review
+// or /resume, and GET /workflow/runs/{id} reads it. ID and ExecutionID are
+// both the run's execution id.
+type workflowAccepted struct {
+	ID          string `json:"id"`
+	Object      string `json:"object"`
+	Status      string `json:"status"`
+	ExecutionID string `json:"executionId"`
+}
+
+// pausedWorkflow reports whether run is a workflow run that paused instead
+// of ending, and if so answers 202 with workflowAccepted.
+func pausedWorkflow(w http.ResponseWriter, run *completion.Run) bool {
+	if run == nil || !run.Paused() {
+		return false
+	}
+	writeJSON(w, http.StatusAccepted, workflowAccepted{ID: run.ID, Object: workflowRunObject,
+		Status: run.WorkflowStatus, ExecutionID: run.ID})
+	return true
+}
+
 // completionsService returns the completion service, or NOT_FOUND when the
 // server was built without one.
 func (s *Server) completionsService() (*completion.Service, error) {
@@ -54,7 +80,9 @@ func (s *Server) completionsService() (*completion.Service, error) {
 
 // handleCreateCompletion runs a canvas: 200 with the completion response, a
 // text/event-stream when stream is set, or 202 when async or webhook_url is
-// set (async wins over stream).
+// set (async wins over stream). On a workflow version the run's output is
+// the completion's text, and a run that pauses answers 202 with its
+// execution id (workflowAccepted).
 func (s *Server) handleCreateCompletion(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.completionsService()
 	if err != nil {
@@ -80,7 +108,16 @@ func (s *Server) handleCreateCompletion(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	if run.Async {
-		writeJSON(w, http.StatusAccepted, asyncCompletion{ID: run.ID, Object: completion.AsyncObject, Status: run.Status})
+		status := run.Status
+		if run.Kind == completion.KindWorkflow {
+			// An accepted workflow run is pending; to the completion
+			// client it is queued like any other asynchronous run.
+			status = completion.StatusQueued
+		}
+		writeJSON(w, http.StatusAccepted, asyncCompletion{ID: run.ID, Object: completion.AsyncObject, Status: status})
+		return nil
+	}
+	if pausedWorkflow(w, run) {
 		return nil
 	}
 	writeJSON(w, http.StatusOK, run.Result)
@@ -110,14 +147,16 @@ func (s *Server) handleGetCompletion(w http.ResponseWriter, r *http.Request) err
 // piece of output, flushed at once, then "data: [DONE]". A failure before
 // the first byte is an ordinary error response; after it, an "error" event
 // carrying the error body. A client that goes away cancels the request
-// context, which stops the model.
+// context, which stops the model. A workflow run that pauses before its
+// output step completes has streamed nothing: it is answered 202 as in
+// handleCreateCompletion.
 func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, svc *completion.Service, params completion.RunParams) error {
 	sw := &sseWriter{w: w, rc: http.NewResponseController(w)}
 	params.Started = func(run *completion.Run) {
 		sw.id, sw.created = run.ID, run.CreatedAt.Unix()
 	}
 	params.Stream = sw.chunk
-	_, err := svc.Run(r.Context(), params)
+	run, err := svc.Run(r.Context(), params)
 	if err != nil {
 		if !sw.started {
 			return err
@@ -132,6 +171,9 @@ func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, svc *c
 		body, _ := json.Marshal(errorBody{Code: code, Message: canvas.ErrorMessage(err),
 			Details: canvas.ErrorDetails(err), RequestID: requestIDFrom(r.Context())})
 		_ = sw.event("error", body)
+		return nil
+	}
+	if !sw.started && pausedWorkflow(w, run) {
 		return nil
 	}
 	sw.start()

@@ -23,6 +23,7 @@ var statusOf = map[string]int{
 	canvas.ERATELIMITED:       http.StatusTooManyRequests,
 	canvas.EINTERNAL:          http.StatusInternalServerError,
 	canvas.EPROVIDER:          http.StatusBadGateway,
+	canvas.ETIMEOUT:           http.StatusGatewayTimeout,
 }
 
 // ErrorStatus returns the HTTP status for an error code.
@@ -43,12 +44,13 @@ type errorBody struct {
 
 // writeError writes err as the error body with its status. An internal
 // error is logged with its cause and the request id, and shown to the caller
-// only as a generic message.
+// only as a generic message; a provider failure or a workflow timeout is the
+// caller's answer, not the server's fault, and is not logged as one.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	code := canvas.ErrorCode(err)
 	status := ErrorStatus(code)
 	reqID := requestIDFrom(r.Context())
-	if status >= 500 && code != canvas.EPROVIDER {
+	if status >= 500 && code != canvas.EPROVIDER && code != canvas.ETIMEOUT {
 		s.logger.ErrorContext(r.Context(), "request failed",
 			slog.String("requestId", reqID), slog.String("method", r.Method),
 			slog.String("path", r.URL.Path), slog.Any("error", err))

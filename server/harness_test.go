@@ -9,12 +9,18 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/server"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
+	"github.com/promptcanvas/promptcanvas/webhook"
+	"github.com/promptcanvas/promptcanvas/workflow"
 	"github.com/stretchr/testify/require"
 )
 
@@ -153,4 +159,74 @@ func (e *testEnv) Do(method, path, token string, body any, headers ...string) *t
 		require.True(e.t, strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json"), "error responses are JSON")
 	}
 	return out
+}
+
+// workflowEnv is a test server that runs workflows: the completion service
+// (echo, plus what a test registers), the workflow service with the
+// built-in actions calling it, the canvas service compiling the
+// specifications of new versions, and a queue worker executing workflow
+// runs, async completions and webhook deliveries.
+type workflowEnv struct {
+	*completionEnv
+	Workflows *workflow.Service
+}
+
+// newWorkflowEnv starts the server and its worker.
+func newWorkflowEnv(t *testing.T) *workflowEnv {
+	t.Helper()
+	ce := &completionEnv{Providers: completion.NewRegistry(completion.NewEcho(completion.EchoOptions{}))}
+	we := &workflowEnv{completionEnv: ce}
+	ce.testEnv = newTestEnv(t, func(t testing.TB, db *sqlite.DB, o *server.Options) {
+		we.Workflows = workflow.NewService(workflow.Options{Store: db, Canvases: db,
+			Actions: workflow.Builtins(workflow.BuiltinOptions{Models: lateModels{ce}}),
+			Notify:  ce.notify, Cancel: we.cancel, PollInterval: 20 * time.Millisecond})
+		ce.Service = completion.NewService(completion.Options{Store: db, Canvases: db,
+			Environments: o.Environments, Providers: ce.Providers, Notify: ce.notify, Workflows: we.Workflows})
+		o.Canvases = canvas.NewService(db, canvas.WithWorkflows(we.Workflows))
+		o.Completions = ce.Service
+		o.Workflows = we.Workflows
+	})
+	we.StartWorker(t)
+	return we
+}
+
+// lateModels gives the llm action the completion service, which is built
+// after the workflow service it depends on.
+type lateModels struct{ ce *completionEnv }
+
+func (m lateModels) Call(ctx context.Context, workspaceID string, req completion.RunRequest) (*completion.Result, error) {
+	return m.ce.Service.Call(ctx, workspaceID, req)
+}
+
+// cancel stops, in the current worker, the jobs serving a run that ended.
+func (we *workflowEnv) cancel(refID string) int {
+	if w := we.worker.Load(); w != nil {
+		return w.Cancel(refID)
+	}
+	return 0
+}
+
+// StartWorker runs a worker with the workflow, completion and delivery
+// handlers until the returned stop is called (or the test ends).
+func (we *workflowEnv) StartWorker(t *testing.T) (stop func()) {
+	t.Helper()
+	w := queue.NewWorker(we.Store, queue.WorkerOptions{PollInterval: 20 * time.Millisecond,
+		Backoff: func(int) time.Duration { return 10 * time.Millisecond }})
+	w.Handle(workflow.JobKindRun, we.Workflows.HandleJob)
+	w.Handle(workflow.JobKindDeadline, we.Workflows.HandleDeadline)
+	for _, kind := range completion.JobKinds() {
+		w.Handle(kind, we.Service.HandleJob)
+	}
+	w.Handle(webhook.JobKind, webhook.NewHandler(webhook.NewSender(webhook.SenderOptions{AllowPrivateNetworks: true})))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	we.worker.Store(w)
+	stop = sync.OnceFunc(func() {
+		cancel()
+		require.NoError(t, <-done)
+		we.worker.CompareAndSwap(w, nil)
+	})
+	t.Cleanup(stop)
+	return stop
 }

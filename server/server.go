@@ -15,6 +15,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
 	"github.com/promptcanvas/promptcanvas/webhook"
+	"github.com/promptcanvas/promptcanvas/workflow"
 )
 
 // DefaultMaxBodyBytes bounds request bodies unless Options says otherwise.
@@ -43,6 +44,9 @@ type Options struct {
 	// Deliveries serves the webhook delivery log, redelivery and Test
 	// Requests; when nil, those routes answer NOT_FOUND.
 	Deliveries *webhook.DeliveryService
+	// Workflows starts, reads, cancels, reviews and resumes workflow runs;
+	// when nil, the /workflow/runs routes answer NOT_FOUND.
+	Workflows *workflow.Service
 	// Auth turns a request's bearer token into a principal.
 	Auth *Authenticator
 	// Logger receives request logs; nil discards them.
@@ -63,6 +67,7 @@ type Server struct {
 	generations  *testcase.GenerationService
 	applications *webhook.ApplicationService
 	deliveries   *webhook.DeliveryService
+	workflows    *workflow.Service
 	auth         *Authenticator
 	logger       *slog.Logger
 	maxBody      int64
@@ -99,6 +104,7 @@ func newServer(opts Options) (*Server, error) {
 		generations:  opts.Generations,
 		applications: opts.Applications,
 		deliveries:   opts.Deliveries,
+		workflows:    opts.Workflows,
 		auth:         opts.Auth,
 		logger:       opts.Logger,
 		maxBody:      opts.MaxBodyBytes,
@@ -129,6 +135,7 @@ func newServer(opts Options) (*Server, error) {
 	s.registerApplicationRoutes()
 	s.registerFileRoutes()
 	s.registerDeliveryRoutes()
+	s.registerWorkflowRoutes()
 	return s, nil
 }
 

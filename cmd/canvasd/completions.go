@@ -34,14 +34,14 @@ func providers(cfg config) (*completion.Registry, error) {
 // URLs through the SSRF guard (CANVAS_ALLOW_PRIVATE_NETWORKS) with the
 // upload size limit (CANVAS_MAX_FILE_SIZE).
 func completions(cfg config, db store.Store, envs *env.Service, files *vault.Service, notifier *webhook.Notifier,
-	logger *slog.Logger) (*completion.Service, *queue.Worker, error) {
+	workflows completion.Workflows, logger *slog.Logger) (*completion.Service, *queue.Worker, error) {
 	reg, err := providers(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
 	worker := queue.NewWorker(db, queue.WorkerOptions{Logger: logger})
 	svc := completion.NewService(completion.Options{Store: db, Canvases: db, Environments: envs,
-		Providers: reg, Notify: worker.Notify, Notifier: notifier,
+		Providers: reg, Notify: worker.Notify, Notifier: notifier, Workflows: workflows,
 		Files: completion.FileOptions{Vault: completion.VaultFiles(files),
 			AllowPrivateNetworks: cfg.AllowPrivateNetworks, MaxSize: cfg.MaxFileSize}})
 	for _, kind := range completion.JobKinds() {

@@ -107,17 +107,22 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	var worker *queue.Worker
 	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: db, Notify: func() { worker.Notify() }})
 	envs := env.NewService(db, db, env.WithPublishHook(publishHook(notifier, logger)))
-	completionSvc, worker, err := completions(cfg, db, envs, fileSvc, notifier, logger)
+	llm := &models{}
+	workflowSvc := workflows(db, llm, notifier, func() *queue.Worker { return worker }, logger)
+	completionSvc, worker, err := completions(cfg, db, envs, fileSvc, notifier, workflowSvc, logger)
 	if err != nil {
 		return err
 	}
+	llm.svc = completionSvc
+	handleWorkflows(worker, workflowSvc)
 	worker.Handle(webhook.JobKindFanout, notifier.HandleFanout)
 	worker.Handle(vault.JobKindExpire, fileSvc.HandleExpireJob)
 	testCaseSvc := testcase.NewService(testcase.Options{Store: db, Canvases: db, Generations: db})
 	generationSvc := generations(testCaseSvc, db, completionSvc, worker, generationHook(notifier, logger))
 	handler, err := server.New(server.Options{
 		Store:        db,
-		Canvases:     canvas.NewService(db),
+		Canvases:     canvas.NewService(db, canvas.WithWorkflows(workflowSvc)),
+		Workflows:    workflowSvc,
 		Environments: envs,
 		Completions:  completionSvc,
 		TestCases:    testCaseSvc,

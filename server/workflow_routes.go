@@ -1,0 +1,62 @@
+package server
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/workflow"
+)
+
+// registerWorkflowRoutes mounts starting, reading, cancelling, reviewing and
+// resuming workflow runs. The service checks the roles: viewers read runs,
+// editors act on them. Every {id} is a run id or an external execution id.
+func (s *Server) registerWorkflowRoutes() {
+	s.route("POST /workflow/runs",
+		withBody(s, s.workflowService, "StartWorkflowRunRequest", http.StatusCreated, (*workflow.Service).Start))
+	s.route("GET /workflow/runs/{id}", withID(s.workflowService, "id", (*workflow.Service).Get))
+	// Cancel answers the cancelled run without its graph, and 409 once the
+	// run has ended.
+	s.route("POST /workflow/runs/{id}/cancel", withID(s.workflowService, "id", (*workflow.Service).Cancel))
+	s.route("POST /workflow/runs/{id}/review",
+		withIDBody(s, s.workflowService, "ReviewWorkflowRunRequest", (*workflow.Service).Review))
+	s.route("POST /workflow/runs/{id}/resume",
+		withIDBody(s, s.workflowService, "ResumeWorkflowRunRequest", (*workflow.Service).Resume))
+}
+
+// workflowService returns the workflow service, or NOT_FOUND when the
+// server was built without one.
+func (s *Server) workflowService() (*workflow.Service, error) {
+	if s.workflows == nil {
+		return nil, canvas.Errorf(canvas.ENOTFOUND, "Workflows are not configured on this server.")
+	}
+	return s.workflows, nil
+}
+
+// withIDBody reads the UUID path parameter id and the body (validated
+// against the named schema) into P, calls op with both, and answers 200
+// with op's result. The id is checked first, so that a malformed id is
+// reported even when the body is wrong too.
+func withIDBody[S, P, R any](s *Server, svc func() (S, error), schema string,
+	op func(S, context.Context, string, P) (R, error)) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		service, err := svc()
+		if err != nil {
+			return err
+		}
+		id, err := pathUUID(r, "id")
+		if err != nil {
+			return err
+		}
+		var params P
+		if err := s.decodeJSON(r, schema, &params); err != nil {
+			return err
+		}
+		res, err := op(service, r.Context(), id, params)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, res)
+		return nil
+	}
+}
