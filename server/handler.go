@@ -57,6 +57,34 @@ func withID[S, R any](svc func() (S, error), name string, op func(S, context.Con
 	}
 }
 
+// withIDBody reads the UUID path parameter id and the body (validated
+// against the named schema) into P, calls op with both, and answers 200
+// with op's result. The id is checked first, so that a malformed id is
+// reported even when the body is wrong too.
+func withIDBody[S, P, R any](s *Server, svc func() (S, error), schema string,
+	op func(S, context.Context, string, P) (R, error)) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		service, err := svc()
+		if err != nil {
+			return err
+		}
+		id, err := pathUUID(r, "id")
+		if err != nil {
+			return err
+		}
+		var params P
+		if err := s.decodeJSON(r, schema, &params); err != nil {
+			return err
+		}
+		res, err := op(service, r.Context(), id, params)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, res)
+		return nil
+	}
+}
+
 // deleteID reads the UUID path parameter id, calls op with it, and answers
 // 204 with no body.
 func deleteID[S any](svc func() (S, error), op func(S, context.Context, string) error) handlerFunc {

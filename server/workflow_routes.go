@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
@@ -31,32 +30,4 @@ func (s *Server) workflowService() (*workflow.Service, error) {
 		return nil, canvas.Errorf(canvas.ENOTFOUND, "Workflows are not configured on this server.")
 	}
 	return s.workflows, nil
-}
-
-// withIDBody reads the UUID path parameter id and the body (validated
-// against the named schema) into P, calls op with both, and answers 200
-// with op's result. The id is checked first, so that a malformed id is
-// reported even when the body is wrong too.
-func withIDBody[S, P, R any](s *Server, svc func() (S, error), schema string,
-	op func(S, context.Context, string, P) (R, error)) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		service, err := svc()
-		if err != nil {
-			return err
-		}
-		id, err := pathUUID(r, "id")
-		if err != nil {
-			return err
-		}
-		var params P
-		if err := s.decodeJSON(r, schema, &params); err != nil {
-			return err
-		}
-		res, err := op(service, r.Context(), id, params)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, res)
-		return nil
-	}
 }

@@ -101,7 +101,7 @@ func TestRunWorkflow_Ended(t *testing.T) {
 	assert.Equal(t, workflow.StatusFailed, run.WorkflowStatus)
 
 	h.models.blockNext()
-	slow := strings.Replace(draftSpec, `"specVersion": "1",`, `"specVersion": "1", "timeoutSeconds": 1,`, 1)
+	slow := withTimeout(draftSpec, 1)
 	run, err = svc.Run(h.ctx, completion.RunParams{CanvasID: h.canvasID, VersionID: h.version(slow),
 		Variables: map[string]any{"topic": "t"}})
 	assert.Equal(t, canvas.ETIMEOUT, canvas.ErrorCode(err))

@@ -291,7 +291,7 @@ func TestRun_CancelDuringSlowModelCall(t *testing.T) {
 func TestRun_TimeoutCancelsTheStepInFlight(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	_, cancelled := h.models.blockNext()
-	spec := strings.Replace(draftSpec, `"specVersion": "1",`, `"specVersion": "1", "timeoutSeconds": 1,`, 1)
+	spec := withTimeout(draftSpec, 1)
 	id := h.start(spec, map[string]any{"topic": "hi"}).ID
 	v := h.await(id, workflow.StatusTimeout)
 	<-cancelled
@@ -305,7 +305,7 @@ func TestRun_TimeoutCancelsTheStepInFlight(t *testing.T) {
 
 func TestRun_TimeoutWhilePaused(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
-	spec := strings.Replace(actionSpec, `"specVersion": "1",`, `"specVersion": "1", "timeoutSeconds": 1,`, 1)
+	spec := withTimeout(actionSpec, 1)
 	id := h.start(spec, nil).ID
 	h.await(id, workflow.StatusRequiresAction)
 	v := h.await(id, workflow.StatusTimeout)

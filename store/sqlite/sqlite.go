@@ -5,8 +5,9 @@
 // acknowledged write survives a crash or power loss. One connection writes
 // and a pool of connections reads, which matches SQLite's single-writer
 // model and keeps writers from failing with SQLITE_BUSY. Concurrent
-// publishes, run records and job outcomes share commits (group commit,
-// commit.go), so that they are not capped by the disk's commit rate.
+// publishes, run records, job outcomes and workflow step states share
+// commits (group commit, commit.go), so that they are not capped by the
+// disk's commit rate.
 package sqlite
 
 import (
@@ -59,11 +60,12 @@ type DB struct {
 
 	// publishCommits groups the commits of concurrent publishes (batch.go),
 	// runCommits those of sync run records (runs_batch.go), jobCommits
-	// those of the outcomes of queue jobs (jobs.go). See commit.go.
+	// those of the outcomes of queue jobs (jobs.go), workflowCommits those
+	// of the step states of workflow runs (workflows.go). See commit.go.
 	publishCommits  committer
 	runCommits      committer
 	jobCommits      committer
-	workflowCommits committer // workflow step writes (workflows.go)
+	workflowCommits committer
 
 	// Now is the clock; it is read once per transaction.
 	Now canvas.Clock

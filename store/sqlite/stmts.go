@@ -6,30 +6,26 @@ package sqlite
 // transaction's pool. Each list holds only what runs on every call of a
 // hot path, since every Open pays for it.
 
-// hotWrites are the statements of a publish (see batch.go).
+// hotWrites are the statements of the group-committed writes: each one's
+// savepoint (commit.go), a publish (batch.go), the record of a sync
+// completion run (runs_batch.go), a workflow step's state, written on
+// every change (workflows.go), and the delivery log's record of each
+// webhook attempt (deliveries.go).
 func hotWrites() []string {
 	return []string{
-		`SAVEPOINT publish`,
+		`SAVEPOINT write`,
+		`RELEASE write`,
 		qFindEnv,
 		qVersionOfCanvas,
 		qCloseActive,
 		qNextSeq,
 		qInsertPub,
 		qPubByID,
-		`RELEASE publish`,
-		// The record of a sync completion run (runs_batch.go).
-		`SAVEPOINT run`,
 		qInsertRun,
-		`RELEASE run`,
-		// The delivery log's record of each webhook attempt (deliveries.go).
-		qRecordDelivery,
-		qInsertAttempt,
-		// Each grouped write's savepoint (commit.go), and a workflow
-		// step's state, written on every change (workflows.go).
-		`SAVEPOINT write`,
-		`RELEASE write`,
 		qWorkflowRunStatus,
 		qUpsertWorkflowStep,
+		qRecordDelivery,
+		qInsertAttempt,
 	}
 }
 
