@@ -134,6 +134,8 @@ type TaskParams struct {
 
 // GetRun returns a completion run of the principal's workspace. It requires
 // the viewer role and access to the run's canvas; a task is NOT_FOUND here.
+// The completion of a workflow version is found by its execution id, as
+// the completion run that stands for its workflow run (KindWorkflow).
 func (s *Service) GetRun(ctx context.Context, id string) (*Run, error) {
 	return s.get(ctx, id, KindCompletion)
 }
@@ -153,6 +155,14 @@ func (s *Service) get(ctx context.Context, id, kind string) (*Run, error) {
 		return nil, canvas.NotFound(kind)
 	}
 	r, err := s.store.GetRun(ctx, p.WorkspaceID, id)
+	if canvas.ErrorCode(err) == canvas.ENOTFOUND && kind == KindCompletion && s.workflows != nil {
+		// A workflow version's completion is recorded as its workflow run.
+		res, werr := s.workflows.WorkflowRun(ctx, id)
+		if werr != nil {
+			return nil, werr
+		}
+		return workflowRun(p.WorkspaceID, res), nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,10 @@ const KindWorkflow = "workflow"
 // (workflow.Service implements it).
 type Workflows interface {
 	RunWorkflow(ctx context.Context, req WorkflowRequest) (*WorkflowResult, error)
+	// WorkflowRun returns the state of a run that RunWorkflow started,
+	// found by its execution id, for a viewer of its canvas (NOT_FOUND
+	// for any other id).
+	WorkflowRun(ctx context.Context, executionID string) (*WorkflowResult, error)
 }
 
 // WorkflowRequest is a completion of a workflow version.
@@ -49,8 +53,14 @@ type WorkflowResult struct {
 	// Error says why a run that ended otherwise than completed ended.
 	Error *RunError
 	// Usage sums the token usage of the run's model calls.
-	Usage     Usage
+	Usage Usage
+	// CanvasID and VersionID say what ran.
+	CanvasID  string
+	VersionID string
 	CreatedAt time.Time
+	// UpdatedAt is when the run last changed, CompletedAt when it ended.
+	UpdatedAt   time.Time
+	CompletedAt *time.Time
 }
 
 // runWorkflow runs a workflow version for Run: asynchronous requests (Async
@@ -72,23 +82,16 @@ func (s *Service) runWorkflow(ctx context.Context, params RunParams, ver *canvas
 	if err != nil && res == nil {
 		return nil, err
 	}
-	run := &Run{ID: res.ExecutionID, WorkspaceID: ver.WorkspaceID, Kind: KindWorkflow, CanvasID: ver.PromptID,
-		VersionID: ver.ID, ApplicationID: params.ApplicationID, Status: StatusQueued, WorkflowStatus: res.Status,
-		Async: async, Usage: res.Usage, WebhookURL: params.WebhookURL, CreatedAt: res.CreatedAt,
-		UpdatedAt: res.CreatedAt}
+	run := workflowRun(ver.WorkspaceID, res)
+	run.ApplicationID, run.WebhookURL, run.Async = params.ApplicationID, params.WebhookURL, async
 	if async {
+		run.Status, run.Result, run.Error, run.CompletedAt = StatusQueued, nil, nil, nil
 		return run, nil
 	}
-	now := s.now().UTC()
-	run.UpdatedAt = now
-	switch {
-	case err != nil:
-		run.Status, run.Error, run.CompletedAt = StatusFailed, res.Error, &now
+	if err != nil {
 		return run, err
-	case res.Error == nil && res.Status == workflowCompleted:
-		run.Status, run.CompletedAt = StatusCompleted, &now
-		run.Result = newResponse(run.ID, run.CreatedAt, ver.ID, &Result{Text: res.Output, Usage: res.Usage,
-			FinishReason: "stop"})
+	}
+	if run.Status == StatusCompleted {
 		if params.Started != nil {
 			params.Started(run)
 		}
@@ -97,14 +100,42 @@ func (s *Service) runWorkflow(ctx context.Context, params RunParams, ver *canvas
 				return run, err
 			}
 		}
-		return run, nil
 	}
-	run.Status = StatusRunning // paused: waiting for a review or an action
 	return run, nil
 }
 
-// workflowCompleted is the status of a workflow run that completed.
-const workflowCompleted = "completed"
+// workflowRun is the completion run that stands for a workflow run: queued
+// while it is pending, running while it runs or is paused (WorkflowStatus
+// says which), completed with its output text as the completion's one
+// choice, failed otherwise.
+func workflowRun(workspaceID string, res *WorkflowResult) *Run {
+	run := &Run{ID: res.ExecutionID, WorkspaceID: workspaceID, Kind: KindWorkflow, CanvasID: res.CanvasID,
+		VersionID: res.VersionID, WorkflowStatus: res.Status, Usage: res.Usage, CreatedAt: res.CreatedAt,
+		UpdatedAt: res.UpdatedAt, CompletedAt: res.CompletedAt}
+	if run.UpdatedAt.IsZero() {
+		run.UpdatedAt = run.CreatedAt
+	}
+	switch res.Status {
+	case workflowPending:
+		run.Status = StatusQueued
+	case workflowCompleted:
+		run.Status = StatusCompleted
+		run.Result = newResponse(run.ID, run.CreatedAt, res.VersionID, &Result{Text: res.Output, Usage: res.Usage,
+			FinishReason: "stop"})
+	default:
+		run.Status = StatusRunning
+		if res.Error != nil || res.CompletedAt != nil {
+			run.Status, run.Error = StatusFailed, res.Error
+		}
+	}
+	return run
+}
+
+// Statuses of workflow runs that a completion run tells apart.
+const (
+	workflowPending   = "pending"
+	workflowCompleted = "completed"
+)
 
 // Paused reports whether Run returned a workflow run that waits for a
 // review or an action.

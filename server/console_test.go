@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/promptcanvas/promptcanvas/webhook"
+	"github.com/promptcanvas/promptcanvas/workflow"
 )
 
 // consoleScreenshot is where the Events tab's screenshot is written when
@@ -460,4 +461,92 @@ func TestConsole_Serve(t *testing.T) {
 			assertSecurityHeaders(t, resp)
 		}
 	})
+}
+
+// TestConsole_WorkflowRuns drives the runs views in a real browser: a
+// canvas lists its runs, a run waiting for review is opened and approved
+// with a comment and shows itself completed with its output; a run that
+// requires action is resumed with JSON input, and another is cancelled.
+func TestConsole_WorkflowRuns(t *testing.T) {
+	execPath := findChromium(t)
+	e := newWorkflowEnv(t)
+	c := mustWorkflowCanvas(t, e)
+	review := e.start(t, c.mustVersion(t, e, reviewSpec), map[string]any{"name": "Ada"})["id"].(string)
+	e.waitStatus(t, review, workflow.StatusWaitingForReview)
+
+	b := newBrowser(t, execPath)
+	link := `[data-testid="run-link-` + review + `"]`
+	b.Do(t,
+		chromedp.Navigate(e.URL+"/console#/canvases/"+c.ID),
+		chromedp.WaitVisible(chromedp.CSS(`#api-key`)),
+		chromedp.SendKeys(chromedp.CSS(`#api-key`), e.Editor),
+		chromedp.Click(chromedp.CSS(`#sign-in-button`)),
+		chromedp.WaitVisible(chromedp.CSS(link)),
+	)
+	row := browserRun(t, b, chromedp.Evaluate[string](`document.querySelector('[data-testid="run-link-`+review+`"]').closest("tr").textContent`))
+	assert.Contains(t, row, workflow.StatusWaitingForReview)
+	assert.Contains(t, row, workflow.EnvCraftPreview)
+
+	t.Run("ApproveReview", func(t *testing.T) {
+		b.Do(t,
+			chromedp.Click(chromedp.CSS(link)),
+			chromedp.WaitVisible(chromedp.CSS(`#run-approve`)),
+			chromedp.SendKeys(chromedp.CSS(`#run-comment`), "Looks good"),
+			chromedp.Click(chromedp.CSS(`#run-approve`)),
+			chromedp.WaitVisible(chromedp.CSS(`#run-status[data-status="completed"]`)),
+		)
+		assert.Equal(t, "Published: Draft for Ada", browserRun(t, b, chromedp.Text(chromedp.CSS(`#run-output`))))
+		stepRows := browserRun(t, b, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="steps-table"] tbody tr')]
+			.map(tr => tr.cells[0].querySelector(".mono").textContent + "|" + tr.cells[2].textContent)`))
+		assert.Equal(t, []string{"start|completed", "draft|completed", "check|completed", "published|completed", "revise|skipped"},
+			stepRows, "the steps in order with their statuses")
+		assert.Zero(t, browserRun(t, b, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="run-actions"]').length`)),
+			"an ended run offers no action")
+
+		run := e.waitStatus(t, review, workflow.StatusCompleted)
+		check := steps(t, run)["check"]["output"].(map[string]any)
+		assert.Equal(t, map[string]any{"approved": true, "comment": "Looks good"}, check, "the comment reached the review")
+	})
+
+	t.Run("ResumeAction", func(t *testing.T) {
+		id := e.start(t, c.mustVersion(t, e, actionSpec), map[string]any{"name": "Ada"})["id"].(string)
+		e.waitStatus(t, id, workflow.StatusRequiresAction)
+		b.Do(t,
+			chromedp.Navigate(e.URL+"/console#/runs/"+id),
+			chromedp.WaitVisible(chromedp.CSS(`#run-resume`)),
+			chromedp.SetValue(chromedp.CSS(`#run-resume-input`), `{"answer": 42}`),
+			chromedp.Click(chromedp.CSS(`#run-resume`)),
+			chromedp.WaitVisible(chromedp.CSS(`#run-status[data-status="completed"]`)),
+		)
+		var out map[string]any
+		require.NoError(t, json.Unmarshal([]byte(browserRun(t, b, chromedp.Text(chromedp.CSS(`#run-output`)))), &out))
+		assert.Equal(t, map[string]any{"answer": float64(42)}, out)
+	})
+
+	t.Run("Cancel", func(t *testing.T) {
+		id := e.start(t, c.mustVersion(t, e, actionSpec), map[string]any{"name": "Ada"})["id"].(string)
+		e.waitStatus(t, id, workflow.StatusRequiresAction)
+		b.Do(t,
+			chromedp.Navigate(e.URL+"/console#/runs/"+id),
+			chromedp.WaitVisible(chromedp.CSS(`#run-cancel`)),
+			chromedp.Click(chromedp.CSS(`#run-cancel`)),
+			chromedp.WaitVisible(chromedp.CSS(`#run-status[data-status="cancelled"]`)),
+		)
+		assert.Contains(t, browserRun(t, b, chromedp.Text(chromedp.CSS(`[data-testid="run-error"]`))), workflow.ErrCodeCancelled)
+		assert.Equal(t, workflow.StatusCancelled, e.waitStatus(t, id, workflow.StatusCancelled)["status"])
+	})
+
+	t.Run("ListByStatus", func(t *testing.T) {
+		b.Do(t,
+			chromedp.Click(chromedp.CSS(`[data-testid="run-canvas-link"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="runs-table"]`)),
+			chromedp.SetValue(chromedp.CSS(`#runs-status`), workflow.StatusCancelled),
+		)
+		browserRun(t, b, chromedp.Evaluate[bool](`document.getElementById("runs-status").dispatchEvent(new Event("change"))`))
+		b.Do(t, chromedp.WaitNotPresent(chromedp.CSS(link)))
+		statuses := browserRun(t, b, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="runs-table"] tbody tr')].map(tr => tr.cells[1].querySelector(".badge").textContent)`))
+		assert.Equal(t, []string{workflow.StatusCancelled}, statuses, "only the cancelled run")
+	})
+
+	assert.Empty(t, b.Errors(), "the page logs no errors")
 }

@@ -13,6 +13,7 @@ import (
 func (s *Server) registerWorkflowRoutes() {
 	s.route("POST /workflow/runs",
 		withBody(s, s.workflowService, "StartWorkflowRunRequest", http.StatusCreated, (*workflow.Service).Start))
+	s.route("GET /workflow/runs", s.handleListWorkflowRuns)
 	s.route("GET /workflow/runs/{id}", withID(s.workflowService, "id", (*workflow.Service).Get))
 	// Cancel answers the cancelled run without its graph, and 409 once the
 	// run has ended.
@@ -30,4 +31,41 @@ func (s *Server) workflowService() (*workflow.Service, error) {
 		return nil, canvas.Errorf(canvas.ENOTFOUND, "Workflows are not configured on this server.")
 	}
 	return s.workflows, nil
+}
+
+// handleListWorkflowRuns serves one page of a canvas's runs in the
+// pagination envelope, newest first, filtered by status; each item is a
+// run's summary (workflow.Summary), without its input, steps and output.
+// The service checks every parameter, so that one 422 lists each problem.
+func (s *Server) handleListWorkflowRuns(w http.ResponseWriter, r *http.Request) error {
+	svc, err := s.workflowService()
+	if err != nil {
+		return err
+	}
+	q := newQuery(r)
+	params := workflow.ListParams{
+		CanvasID: q.String("promptId", false),
+		Status:   q.String("status", false),
+		Limit:    q.Int("limit", workflow.DefaultListLimit),
+		Offset:   q.Int("offset", 0),
+	}
+	objectLinks := q.Bool("objectLinks", false)
+	if err := q.Err(); err != nil {
+		return err
+	}
+	if params.Limit == 0 {
+		params.Limit = workflow.DefaultListLimit
+	}
+	runs, total, err := svc.List(r.Context(), params)
+	if err != nil {
+		return err
+	}
+	filters := []pageParam{{"promptId", params.CanvasID}}
+	if params.Status != "" {
+		filters = append(filters, pageParam{"status", params.Status})
+	}
+	writeJSON(w, http.StatusOK, newPage(runs, total, nil, pageRequest{
+		Filters: filters, Limit: params.Limit, Offset: params.Offset, ObjectLinks: objectLinks,
+	}))
+	return nil
 }

@@ -342,6 +342,101 @@ func TestWorkflow_Get(t *testing.T) {
 	})
 }
 
+func TestWorkflow_List(t *testing.T) {
+	e := newWorkflowEnv(t)
+	c := mustWorkflowCanvas(t, e)
+	greet := c.mustVersion(t, e, greetSpec)
+	var newest []any // run ids, newest first
+	for _, name := range []string{"Ada", "Grace", "Alan"} {
+		id := e.start(t, greet, map[string]any{"name": name})["id"].(string)
+		e.waitStatus(t, id, workflow.StatusCompleted)
+		newest = append([]any{id}, newest...)
+	}
+	waiting := e.start(t, c.mustVersion(t, e, actionSpec), map[string]any{"name": "Ada"})["id"].(string)
+	e.waitStatus(t, waiting, workflow.StatusRequiresAction)
+	newest = append([]any{waiting}, newest...)
+	other := mustWorkflowCanvas(t, e)
+	e.start(t, other.mustVersion(t, e, greetSpec), map[string]any{"name": "Ada"})
+	list := func(t *testing.T, query, token string, want int) map[string]any {
+		t.Helper()
+		r := e.Do(http.MethodGet, workflowRunsPath+query, token, nil)
+		require.Equal(t, want, r.Status, "%s", r.Body)
+		return r.Map(t)
+	}
+	runIDs := func(page map[string]any) []any {
+		var out []any
+		for _, r := range page["data"].([]any) {
+			out = append(out, r.(map[string]any)["id"])
+		}
+		return out
+	}
+
+	t.Run("OK", func(t *testing.T) {
+		page := list(t, "?promptId="+c.ID, e.Viewer, http.StatusOK)
+		assert.Equal(t, newest, runIDs(page), "the canvas's runs, newest first")
+		first := page["data"].([]any)[0].(map[string]any)
+		assert.Equal(t, workflow.StatusRequiresAction, first["status"])
+		assert.Equal(t, workflow.EnvCraftPreview, first["environment"])
+		assert.Equal(t, c.ID, first["promptId"])
+		assert.NotContains(t, first, "steps", "a summary has no steps")
+		assert.NotContains(t, first, "graph")
+		last := page["data"].([]any)[3].(map[string]any)
+		assert.Equal(t, workflow.StatusCompleted, last["status"])
+		assert.NotNil(t, last["completedAt"])
+		meta := page["meta"].(map[string]any)
+		assert.Equal(t, float64(4), meta["totalCount"])
+		assert.Equal(t, float64(workflow.DefaultListLimit), meta["limit"])
+	})
+	t.Run("Paged", func(t *testing.T) {
+		page := list(t, "?promptId="+c.ID+"&limit=2&offset=2", e.Viewer, http.StatusOK)
+		assert.Equal(t, newest[2:], runIDs(page))
+		meta := page["meta"].(map[string]any)
+		assert.Equal(t, float64(4), meta["totalCount"])
+		assert.Equal(t, float64(2), meta["currentPage"])
+		links := meta["links"].(map[string]any)
+		assert.Nil(t, links["next"])
+		assert.Equal(t, "?promptId="+c.ID+"&limit=2&offset=0", links["previous"])
+	})
+	t.Run("ByStatus", func(t *testing.T) {
+		page := list(t, "?promptId="+c.ID+"&status=requires-action", e.Viewer, http.StatusOK)
+		assert.Equal(t, []any{waiting}, runIDs(page))
+		assert.Equal(t, "?promptId="+c.ID+"&status=requires-action&limit=20&offset=0",
+			page["meta"].(map[string]any)["links"].(map[string]any)["first"], "links keep the filters")
+		page = list(t, "?promptId="+c.ID+"&status=waiting-for-review", e.Viewer, http.StatusOK)
+		assert.Empty(t, page["data"])
+	})
+	t.Run("Validation", func(t *testing.T) {
+		r := e.Do(http.MethodGet, workflowRunsPath+"?status=paused&limit=500&offset=-1", e.Viewer, nil)
+		require.Equal(t, http.StatusUnprocessableEntity, r.Status, "%s", r.Body)
+		var paths []string
+		for _, d := range readError(t, r).Details {
+			paths = append(paths, d.Path)
+		}
+		assert.ElementsMatch(t, []string{"/query/promptId", "/query/status", "/query/limit", "/query/offset"}, paths)
+		r = e.Do(http.MethodGet, workflowRunsPath+"?promptId=nope", e.Viewer, nil)
+		require.Equal(t, http.StatusUnprocessableEntity, r.Status, "%s", r.Body)
+		assert.Equal(t, []canvas.Detail{{Path: "/query/promptId", Message: "must be a UUID"}}, readError(t, r).Details)
+	})
+	t.Run("NotFound", func(t *testing.T) {
+		r := e.Do(http.MethodGet, workflowRunsPath+"?promptId=6f1c2a3e-7d5b-4c8a-9e0f-1a2b3c4d5e6f", e.Viewer, nil)
+		require.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
+		otherWS := &canvas.Workspace{Name: "other"}
+		require.NoError(t, e.Store.CreateWorkspace(context.Background(), otherWS))
+		r = e.Do(http.MethodGet, workflowRunsPath+"?promptId="+c.ID, e.KeyIn(otherWS.ID, canvas.RoleAdmin), nil)
+		require.Equal(t, http.StatusNotFound, r.Status, "a canvas of another workspace: %s", r.Body)
+	})
+	t.Run("Forbidden", func(t *testing.T) {
+		restricted := e.Key(canvas.RoleViewer, mustProjectID(t, e.testEnv, "elsewhere"))
+		r := e.Do(http.MethodGet, workflowRunsPath+"?promptId="+c.ID, restricted, nil)
+		require.Equal(t, http.StatusForbidden, r.Status, "%s", r.Body)
+		assert.Equal(t, canvas.EFORBIDDEN, readError(t, r).Code)
+	})
+	t.Run("Unauthorized", func(t *testing.T) {
+		r := e.Do(http.MethodGet, workflowRunsPath+"?promptId="+c.ID, "", nil)
+		require.Equal(t, http.StatusUnauthorized, r.Status, "%s", r.Body)
+	})
+}
+
 func TestWorkflow_Review(t *testing.T) {
 	e := newWorkflowEnv(t)
 	c := mustWorkflowCanvas(t, e)
@@ -616,7 +711,12 @@ func TestWorkflow_Completion(t *testing.T) {
 		assert.Equal(t, id, n.Event.Data["id"])
 		assert.Equal(t, workflow.StatusCompleted, e.waitStatus(t, id, workflow.StatusCompleted)["status"])
 		r = e.Do(http.MethodGet, completionsPath+"/"+id, e.Editor, nil)
-		assert.Equal(t, http.StatusNotFound, r.Status, "a workflow run is read at /workflow/runs/{id}, not as a completion run")
+		require.Equal(t, http.StatusOK, r.Status, "the completion is read back as completions are: %s", r.Body)
+		run := r.Map(t)
+		assert.Equal(t, completion.KindWorkflow, run["kind"])
+		assert.Equal(t, completion.StatusCompleted, run["status"])
+		assert.Equal(t, workflow.StatusCompleted, run["workflowStatus"])
+		assert.NotEmpty(t, run["result"])
 	})
 	t.Run("WebhookPausedThenCancelled", func(t *testing.T) {
 		hook := newHookReceiver(t)

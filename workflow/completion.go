@@ -35,14 +35,39 @@ func (s *Service) RunWorkflow(ctx context.Context, req completion.WorkflowReques
 	if err != nil {
 		return nil, err
 	}
-	res := &completion.WorkflowResult{ExecutionID: run.ExternalID, Status: run.Status, CreatedAt: run.CreatedAt}
-	if !req.Wait {
-		return res, nil
+	if req.Wait {
+		if run, err = s.wait(ctx, run.WorkspaceID, run.ID); err != nil {
+			return nil, err
+		}
 	}
-	if run, err = s.wait(ctx, run.WorkspaceID, run.ID); err != nil {
+	res := result(run)
+	if Terminal(run.Status) && run.Status != StatusCompleted {
+		return res, runError(run)
+	}
+	return res, nil
+}
+
+// WorkflowRun returns the state of a run started through completions, found
+// by its execution id: the run of a canvas the principal of ctx reaches
+// with the viewer role. Any other id, a preview run's included, is
+// NOT_FOUND.
+func (s *Service) WorkflowRun(ctx context.Context, executionID string) (*completion.WorkflowResult, error) {
+	run, err := s.reachable(ctx, canvas.RoleViewer, executionID)
+	if err != nil {
 		return nil, err
 	}
-	res.Status = run.Status
+	if run.ExternalID != executionID {
+		return nil, canvas.NotFound("run")
+	}
+	return result(run), nil
+}
+
+// result is the state of run as completions report it: its status, output
+// text once completed, error once ended otherwise, and the usage summed
+// over its model calls.
+func result(run *Run) *completion.WorkflowResult {
+	res := &completion.WorkflowResult{ExecutionID: run.PublicID(), Status: run.Status, CanvasID: run.CanvasID,
+		VersionID: run.VersionID, CreatedAt: run.CreatedAt, UpdatedAt: run.UpdatedAt, CompletedAt: run.CompletedAt}
 	for _, st := range run.Steps {
 		var meta struct {
 			Usage completion.Usage `json:"usage"`
@@ -57,13 +82,11 @@ func (s *Service) RunWorkflow(ctx context.Context, req completion.WorkflowReques
 		if out := run.Step(run.OutputNodeID); out != nil {
 			res.Output = outputText(out.Output)
 		}
-		return res, nil
-	case Paused(run.Status):
-		return res, nil
+	case Terminal(run.Status):
+		rerr := runError(run)
+		res.Error = &completion.RunError{Code: rerr.Code, Message: rerr.Message}
 	}
-	rerr := runError(run)
-	res.Error = &completion.RunError{Code: rerr.Code, Message: rerr.Message}
-	return res, rerr
+	return res
 }
 
 // runError is the error a completion answers for a run that ended

@@ -84,6 +84,33 @@ func TestRunWorkflow_Async(t *testing.T) {
 	assert.Equal(t, completion.StatusQueued, run.Status)
 	v := h.await(run.ID, workflow.StatusCompleted)
 	assert.Equal(t, "B: A: w", output(t, v.Output))
+
+	// The completion is read back as completions are.
+	got, err := svc.GetRun(h.ctx, run.ID)
+	require.NoError(t, err)
+	assert.Equal(t, completion.KindWorkflow, got.Kind)
+	assert.Equal(t, completion.StatusCompleted, got.Status)
+	assert.Equal(t, workflow.StatusCompleted, got.WorkflowStatus)
+	assert.Equal(t, "B: A: w", got.Result.Choices[0].Message.Content.Text)
+	assert.NotNil(t, got.CompletedAt)
+
+	paused, err := svc.Run(h.ctx, completion.RunParams{CanvasID: h.canvasID, VersionID: h.version(actionSpec), Async: true})
+	require.NoError(t, err)
+	h.await(paused.ID, workflow.StatusRequiresAction)
+	got, err = svc.GetRun(h.ctx, paused.ID)
+	require.NoError(t, err)
+	assert.Equal(t, completion.StatusRunning, got.Status, "a paused workflow run is still running")
+	assert.Equal(t, workflow.StatusRequiresAction, got.WorkflowStatus)
+	_, err = h.svc.Cancel(h.ctx, paused.ID)
+	require.NoError(t, err)
+	got, err = svc.GetRun(h.ctx, paused.ID)
+	require.NoError(t, err)
+	assert.Equal(t, completion.StatusFailed, got.Status)
+	assert.Equal(t, canvas.ECONFLICT, got.Error.Code, "a cancelled run answers as its sync completion would")
+
+	preview := h.start(linearSpec, map[string]any{"word": "w"})
+	_, err = svc.GetRun(h.ctx, preview.ID)
+	assert.Equal(t, canvas.ENOTFOUND, canvas.ErrorCode(err), "a preview run is not a completion")
 }
 
 func TestRunWorkflow_Ended(t *testing.T) {

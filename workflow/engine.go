@@ -97,7 +97,8 @@ func ignoreConflict(err error) error {
 }
 
 // execution is the state of one run while a job executes it. Only the
-// scheduling goroutine (execute) touches it; executors get copies.
+// scheduling goroutine (execute) touches it; executors see their StepInput,
+// the journal copies of the steps.
 type execution struct {
 	s   *Service
 	w   *Workflow

@@ -28,6 +28,21 @@ type Store interface {
 	// nothing written, unless the run's status is c.From. It returns the
 	// run as it is afterwards, steps included.
 	ChangeWorkflowRun(ctx context.Context, c *Change) (*Run, error)
+	// ListWorkflowRuns returns one page of the workspace's runs that f
+	// selects, without their steps, newest first (runs created at the
+	// same instant: the later created first), and the number of runs f
+	// selects in all. f.Limit and f.Offset are used as given.
+	ListWorkflowRuns(ctx context.Context, workspaceID string, f RunFilter) ([]*Run, int, error)
+}
+
+// RunFilter selects runs to list: those of a canvas ("" means every
+// canvas) with a status ("" means any), a page of Limit runs after the
+// first Offset.
+type RunFilter struct {
+	CanvasID string
+	Status   string
+	Limit    int
+	Offset   int
 }
 
 // Change is one status transition of a run with everything that commits

@@ -6,6 +6,7 @@ import { errorBox } from "./dom.js";
 import { applicationsView, newApplicationView } from "./applications.js";
 import { applicationView } from "./application.js";
 import { canvasesView, canvasView, environmentView } from "./canvases.js";
+import { runView } from "./runs.js";
 
 // routes map a hash path to a view; a view is an async function that
 // returns the node to show.
@@ -16,6 +17,7 @@ const routes = [
   [/^\/canvases$/, () => canvasesView()],
   [/^\/canvases\/([^/]+)$/, (m) => canvasView(m[1])],
   [/^\/canvases\/([^/]+)\/environments\/([^/]+)$/, (m) => environmentView(m[1], decodeURIComponent(m[2]))],
+  [/^\/runs\/([^/]+)$/, (m) => runView(decodeURIComponent(m[1]))],
 ];
 
 const view = document.getElementById("view");

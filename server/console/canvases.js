@@ -1,8 +1,9 @@
-// canvases.js holds the read-only views: canvases, a canvas' versions and
-// environments, and an environment's publication history.
+// canvases.js holds the read-only views: canvases, a canvas' versions,
+// environments and workflow runs, and an environment's publication history.
 
 import { request, query } from "./api.js";
 import { h, table, when, badge } from "./dom.js";
+import { runsPanel } from "./runs.js";
 
 const historyPageSize = 20;
 
@@ -18,7 +19,8 @@ export async function canvasesView() {
     ], canvases, "No canvases yet."));
 }
 
-// canvasView shows a canvas with its versions and environments.
+// canvasView shows a canvas with its versions, environments and, when it
+// has workflow versions, its workflow runs.
 export async function canvasView(id) {
   const enc = encodeURIComponent(id);
   const [c, versions, envs] = await Promise.all([
@@ -27,6 +29,11 @@ export async function canvasView(id) {
     request("GET", `/environment${query({ resourceType: "prompt", resourceId: id })}`),
   ]);
   const titles = new Map((versions || []).map((v) => [v.id, v.title]));
+  // Only workflow versions have runs: a canvas without one is not asked
+  // for them (and a server without workflows is never asked).
+  const runs = (versions || []).some((v) => v.isWorkflow)
+    ? await runsPanel(c.id, titles)
+    : h("p", { className: "hint", "data-testid": "runs-none" }, "No workflow versions, so no runs.");
   return h("section", { "aria-labelledby": "canvas-title" },
     h("p", null, h("a", { href: "#/canvases" }, "← Canvases")),
     h("h2", { id: "canvas-title" }, c.title || c.id),
@@ -44,7 +51,9 @@ export async function canvasView(id) {
       { label: "Model", cell: (v) => (v.configuration && v.configuration.model) || "" },
       { label: "Updated", cell: (v) => when(v.updatedAt) },
       { label: "Id", cell: (v) => h("span", { className: "mono" }, v.id) },
-    ], versions, "No versions yet."));
+    ], versions, "No versions yet."),
+    h("h3", { id: "runs-title" }, "Workflow runs"),
+    runs);
 }
 
 // environmentView shows an environment's publication history, newest

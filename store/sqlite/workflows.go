@@ -283,3 +283,35 @@ func (db *DB) ChangeWorkflowRun(ctx context.Context, c *workflow.Change) (*workf
 	}
 	return r, tx.Commit()
 }
+
+// ListWorkflowRuns returns one page of the workspace's runs that f
+// selects, without their steps, newest first (the rowid, the order of
+// insertion, breaks ties between runs created at the same instant), and
+// how many f selects in all, read in one snapshot. The index
+// workflow_runs_canvas serves a canvas's runs in order.
+func (db *DB) ListWorkflowRuns(ctx context.Context, workspaceID string, f workflow.RunFilter) ([]*workflow.Run, int, error) {
+	where := `workspace_id = ?`
+	args := []any{workspaceID}
+	for _, c := range []struct{ col, v string }{{"canvas_id", f.CanvasID}, {"status", f.Status}} {
+		if c.v != "" {
+			where += ` AND ` + c.col + ` = ?`
+			args = append(args, c.v)
+		}
+	}
+	tx, err := db.beginRead(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback()
+	var total int
+	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM workflow_runs WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := tx.query(ctx, `SELECT `+workflowRunCols+` FROM workflow_runs WHERE `+where+
+		` ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
+	runs, err := rowsOf(rows, err, func(r *sql.Rows) (*workflow.Run, error) { return scanWorkflowRun(r) })
+	if err != nil {
+		return nil, 0, err
+	}
+	return runs, total, tx.Commit()
+}

@@ -254,6 +254,70 @@ func testWorkflows(t *testing.T, newStore func(t *testing.T) store.Store) {
 		}
 	})
 	testWorkflowChanges(t, newStore)
+	testWorkflowLists(t, newStore)
+}
+
+func runID(r *workflow.Run) string { return r.ID }
+
+func testWorkflowLists(t *testing.T, newStore func(t *testing.T) store.Store) {
+	list := func(f *fixture, filter workflow.RunFilter) ([]*workflow.Run, int) {
+		f.t.Helper()
+		runs, total, err := f.s.ListWorkflowRuns(f.ctx, f.ws.ID, filter)
+		require.NoError(f.t, err)
+		return runs, total
+	}
+	run(t, newStore, "ListNewestFirstWithoutSteps", func(t *testing.T, f *fixture) {
+		p := f.Project("p")
+		v := f.Version(f.Canvas("c", p, "alice"), "hello")
+		other := f.Version(f.Canvas("d", p, "alice"), "hello")
+		var want []string
+		for range 5 {
+			want = append([]string{f.CreateWorkflowRun(f.WorkflowRun(v)).ID}, want...)
+		}
+		f.CreateWorkflowRun(f.WorkflowRun(other))
+
+		runs, total := list(f, workflow.RunFilter{CanvasID: v.PromptID, Limit: 10})
+		assert.Equal(t, 5, total)
+		assert.Equal(t, want, ids(runs, runID), "newest first, ties in reverse order of creation")
+		stored := f.GetWorkflowRun(runs[0].ID)
+		stored.Steps = nil
+		assert.Equal(t, stored, runs[0], "every field but the steps")
+
+		runs, total = list(f, workflow.RunFilter{CanvasID: v.PromptID, Limit: 2, Offset: 2})
+		assert.Equal(t, 5, total, "the total counts every page")
+		assert.Equal(t, want[2:4], ids(runs, runID))
+		runs, total = list(f, workflow.RunFilter{CanvasID: v.PromptID, Limit: 2, Offset: 6})
+		assert.Equal(t, 5, total)
+		assert.Empty(t, runs, "past the end")
+
+		_, total = list(f, workflow.RunFilter{Limit: 10})
+		assert.Equal(t, 6, total, "no canvas: every run of the workspace")
+	})
+	run(t, newStore, "ListByStatus", func(t *testing.T, f *fixture) {
+		v := f.Version(f.Canvas("c", f.Project("p"), "alice"), "hello")
+		pending := f.CreateWorkflowRun(f.WorkflowRun(v))
+		waiting := f.CreateWorkflowRun(f.WorkflowRun(v))
+		f.ChangeWorkflowRun(&workflow.Change{WorkspaceID: f.ws.ID, RunID: waiting.ID,
+			From: workflow.StatusPending, To: workflow.StatusWaitingForReview})
+
+		runs, total := list(f, workflow.RunFilter{CanvasID: v.PromptID, Status: workflow.StatusWaitingForReview, Limit: 10})
+		assert.Equal(t, 1, total)
+		assert.Equal(t, []string{waiting.ID}, ids(runs, runID))
+		runs, _ = list(f, workflow.RunFilter{CanvasID: v.PromptID, Status: workflow.StatusPending, Limit: 10})
+		assert.Equal(t, []string{pending.ID}, ids(runs, runID))
+		runs, total = list(f, workflow.RunFilter{CanvasID: v.PromptID, Status: workflow.StatusCompleted, Limit: 10})
+		assert.Equal(t, 0, total)
+		assert.Empty(t, runs)
+	})
+	run(t, newStore, "ListOtherWorkspaceEmpty", func(t *testing.T, f *fixture) {
+		v := f.Version(f.Canvas("c", f.Project("p"), "alice"), "hello")
+		f.CreateWorkflowRun(f.WorkflowRun(v))
+		other := f.Workspace("other")
+		runs, total, err := f.s.ListWorkflowRuns(f.ctx, other.ID, workflow.RunFilter{CanvasID: v.PromptID, Limit: 10})
+		require.NoError(t, err)
+		assert.Equal(t, 0, total)
+		assert.Empty(t, runs)
+	})
 }
 
 func testWorkflowChanges(t *testing.T, newStore func(t *testing.T) store.Store) {

@@ -1,0 +1,115 @@
+package workflow
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+)
+
+// Page bounds of List.
+const (
+	DefaultListLimit = 20
+	MaxListLimit     = 100
+)
+
+// Statuses returns every run status, in the order a run may reach them.
+func Statuses() []string {
+	return []string{StatusPending, StatusRunning, StatusWaitingForReview, StatusRequiresAction,
+		StatusCompleted, StatusFailed, StatusCancelled, StatusTimeout}
+}
+
+// ListParams select the runs of a canvas to list.
+type ListParams struct {
+	// CanvasID is the canvas whose runs are listed; required.
+	CanvasID string
+	// Status, when set, keeps the runs in that status only.
+	Status string
+	// Limit is the page size, 1..MaxListLimit; zero means
+	// DefaultListLimit. Offset is the number of runs skipped.
+	Limit  int
+	Offset int
+}
+
+// Summary is a run as a list shows it: the run without its input, steps,
+// output and graph, which GET /workflow/runs/{id} (Service.Get) gives.
+type Summary struct {
+	ID              string     `json:"id"`
+	PromptID        string     `json:"promptId"`
+	PromptVersionID string     `json:"promptVersionId"`
+	Environment     string     `json:"environment"`
+	Status          string     `json:"status"`
+	StartedAt       time.Time  `json:"startedAt"`
+	CompletedAt     *time.Time `json:"completedAt"`
+	Deadline        time.Time  `json:"deadline"`
+	StartNodeID     *string    `json:"startNodeId"`
+	EndNodeID       *string    `json:"endNodeId"`
+	Error           *Error     `json:"error"`
+}
+
+// List returns one page of a canvas's runs, newest first, as summaries,
+// and the number of runs the filter selects in all. It requires the viewer
+// role, and the canvas must be reachable (NOT_FOUND or FORBIDDEN as the
+// canvas is). A missing or malformed CanvasID, a Status that is not a run
+// status, a Limit outside 0..MaxListLimit or a negative Offset is
+// VALIDATION, with each problem at its query parameter
+// (/query/promptId, /query/status, /query/limit, /query/offset).
+func (s *Service) List(ctx context.Context, params ListParams) ([]*Summary, int, error) {
+	p, err := canvas.Authorize(ctx, canvas.RoleViewer)
+	if err != nil {
+		return nil, 0, err
+	}
+	var details []canvas.Detail
+	if params.CanvasID == "" {
+		details = append(details, canvas.Detail{Path: "/query/promptId", Message: "is required"})
+	} else if uuid.Validate(params.CanvasID) != nil {
+		details = append(details, canvas.Detail{Path: "/query/promptId", Message: "must be a UUID"})
+	}
+	if params.Status != "" && !slices.Contains(Statuses(), params.Status) {
+		details = append(details, canvas.Detail{Path: "/query/status",
+			Message: "must be one of " + strings.Join(Statuses(), ", ")})
+	}
+	if params.Limit == 0 {
+		params.Limit = DefaultListLimit
+	}
+	if params.Limit < 1 || params.Limit > MaxListLimit {
+		details = append(details, canvas.Detail{Path: "/query/limit", Message: "must be between 1 and 100"})
+	}
+	if params.Offset < 0 {
+		details = append(details, canvas.Detail{Path: "/query/offset", Message: "must not be negative"})
+	}
+	if details != nil {
+		return nil, 0, canvas.Invalid("The workflow run query is not valid.", details...)
+	}
+	if _, err := canvas.ReachableCanvas(ctx, s.canvases, p, params.CanvasID); err != nil {
+		return nil, 0, err
+	}
+	runs, total, err := s.store.ListWorkflowRuns(ctx, p.WorkspaceID, RunFilter{CanvasID: params.CanvasID,
+		Status: params.Status, Limit: params.Limit, Offset: params.Offset})
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]*Summary, len(runs))
+	for i, run := range runs {
+		out[i] = summary(run)
+	}
+	return out, total, nil
+}
+
+// summary returns run as List shows it.
+func summary(run *Run) *Summary {
+	sum := &Summary{ID: run.PublicID(), PromptID: run.CanvasID, PromptVersionID: run.VersionID,
+		Environment: run.Environment, Status: run.Status, StartedAt: utc(run.CreatedAt),
+		CompletedAt: run.CompletedAt, Deadline: utc(run.Deadline), Error: run.Error}
+	if run.StartNodeID != "" {
+		sum.StartNodeID = &run.StartNodeID
+	}
+	if run.EndNodeID != "" {
+		sum.EndNodeID = &run.EndNodeID
+	}
+	return sum
+}
