@@ -3,6 +3,8 @@ package env
 import (
 	"context"
 	"time"
+
+	"github.com/promptcanvas/promptcanvas/queue"
 )
 
 // Production is the system environment every canvas has.
@@ -60,6 +62,12 @@ type PublishParams struct {
 	EnvName   string
 	VersionID string
 	By        string
+	// Outbox, when set, is called inside the publish's transaction with
+	// the publication it created (not when the version was already
+	// active); the job it returns, when not nil, is written in that
+	// transaction, and its error fails the publish, which then writes
+	// nothing.
+	Outbox func(pub *Publication) (*queue.Job, error)
 }
 
 // Store is the persistence the env package consumes. Rows of another
@@ -84,7 +92,7 @@ type Store interface {
 	// in one transaction: the replaced publication gets unpublishedAt, and
 	// the new one the next Seq. When the version is already active nothing
 	// changes and created is false. The version must be a live version of
-	// the canvas.
+	// the canvas. The job p.Outbox returns commits with the publication.
 	Publish(ctx context.Context, p PublishParams) (pub *Publication, created bool, err error)
 	// ListPublications returns one page of an environment's history, newest
 	// first, and the total count. It reads by Seq range, so its cost does

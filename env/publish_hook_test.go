@@ -2,13 +2,17 @@ package env_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
 func TestService_PublishHook(t *testing.T) {
@@ -43,5 +47,62 @@ func TestService_PublishHook(t *testing.T) {
 			CanvasID: f.canvas.ID, EnvName: env.Production, VersionID: v2.ID})
 		require.Error(t, err)
 		assert.Len(t, told, 3, "a refused publish is not told")
+	})
+}
+
+func TestService_PublishOutbox(t *testing.T) {
+	f := mustFixture(t)
+	ctx := context.Background()
+	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: f.db})
+	woken := 0
+	fail := false
+	f.svc = env.NewService(f.db, f.db, env.WithPublishOutbox(func(ws string, pub *env.Publication) (*queue.Job, error) {
+		if fail {
+			return nil, canvas.Errorf(canvas.EINTERNAL, "the outbox is down")
+		}
+		return notifier.CanvasEventJob(ws, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
+	}, func() { woken++ }))
+	v1, v2 := f.mustVersion(t, "v1", "one"), f.mustVersion(t, "v2", "two")
+	// outboxJobs claims the canvas_event jobs written so far: no worker
+	// runs in this test, so each was written by a publish.
+	outboxJobs := func(t *testing.T) []*queue.Job {
+		t.Helper()
+		jobs, err := f.db.ClaimJobs(ctx, "test", []string{webhook.JobKindCanvasEvent}, 10, time.Hour)
+		require.NoError(t, err)
+		return jobs
+	}
+
+	t.Run("OK", func(t *testing.T) {
+		pub := f.mustPublish(t, env.Production, v1.ID)
+		jobs := outboxJobs(t)
+		require.Len(t, jobs, 1, "the job exists as soon as Publish returns")
+		assert.Equal(t, pub.PublicationID, jobs[0].RefID)
+		assert.Equal(t, f.workspace.ID, jobs[0].WorkspaceID)
+		var ce webhook.CanvasEvent
+		require.NoError(t, json.Unmarshal(jobs[0].Payload, &ce))
+		assert.Equal(t, f.canvas.ID, ce.CanvasID)
+		assert.Equal(t, webhook.EventPublicationCreated, ce.Type)
+		var data env.Publication
+		require.NoError(t, json.Unmarshal(ce.Data, &data))
+		assert.Equal(t, pub.PublicationID, data.PublicationID)
+		assert.Equal(t, 1, woken)
+	})
+	t.Run("AlreadyActive", func(t *testing.T) {
+		f.mustPublish(t, env.Production, v1.ID)
+		assert.Empty(t, outboxJobs(t), "publishing the active version again notifies nothing")
+		assert.Equal(t, 1, woken)
+	})
+	t.Run("OutboxFails", func(t *testing.T) {
+		fail = true
+		defer func() { fail = false }()
+		_, _, err := f.svc.Publish(f.as(canvas.RoleEditor), env.PublishVersionParams{
+			CanvasID: f.canvas.ID, EnvName: env.Production, VersionID: v2.ID})
+		assert.Equal(t, canvas.EINTERNAL, canvas.ErrorCode(err))
+		page, err := f.svc.History(f.as(canvas.RoleViewer), env.HistoryParams{CanvasID: f.canvas.ID,
+			EnvName: env.Production, Limit: env.DefaultLimit})
+		require.NoError(t, err)
+		assert.Equal(t, 1, page.Total, "no publication without its notification")
+		assert.Empty(t, outboxJobs(t))
+		assert.Equal(t, 1, woken)
 	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/internal/freshcache"
+	"github.com/promptcanvas/promptcanvas/queue"
 )
 
 // History page bounds: a page holds DefaultLimit publications unless the
@@ -31,6 +32,10 @@ type Service struct {
 
 	// onPublish, when set, is told of every publication Publish creates.
 	onPublish PublishHook
+	// outbox, when set, returns the job that commits with each publication
+	// Publish creates; outboxNotify is called once such a job committed.
+	outbox       PublishOutbox
+	outboxNotify func()
 
 	// served caches what ActiveVersion reads; nil (no caching) unless both
 	// stores are one canvas.ChangeVersioner.
@@ -82,9 +87,17 @@ func NewService(store Store, canvases canvas.Store, opts ...Option) *Service {
 
 // PublishHook is told of a publication Publish created, after it
 // committed; its error is not the caller's (the publication stands) and is
-// dropped, so a hook logs its own failures. The webhook notifier uses it
-// to send publication.created.
+// dropped, so a hook logs its own failures. A crash between the commit and
+// the call loses the call: a notification that must not be lost is a
+// PublishOutbox.
 type PublishHook func(ctx context.Context, workspaceID string, pub *Publication)
+
+// PublishOutbox returns the job that reports a publication Publish
+// created, or nil for none. It is called inside the publish's transaction
+// and the job is written there (an outbox), so the job commits with the
+// publication or not at all; an error fails the publish. The webhook
+// notifier's CanvasEventJob sends publication.created this way.
+type PublishOutbox func(workspaceID string, pub *Publication) (*queue.Job, error)
 
 // Option configures a Service.
 type Option func(*Service)
@@ -93,6 +106,14 @@ type Option func(*Service)
 // creates (not when the version was already active).
 func WithPublishHook(h PublishHook) Option {
 	return func(s *Service) { s.onPublish = h }
+}
+
+// WithPublishOutbox makes each publication the Service creates (not when
+// the version was already active) commit with the job that job returns;
+// notify, when not nil, is called after a publish that wrote a job, to
+// wake the queue worker.
+func WithPublishOutbox(job PublishOutbox, notify func()) Option {
+	return func(s *Service) { s.outbox, s.outboxNotify = job, notify }
 }
 
 // sharedVersioner returns the stores' ChangeVersioner when they are one and
@@ -239,17 +260,32 @@ func (s *Service) Publish(ctx context.Context, params PublishVersionParams) (pub
 	if err != nil {
 		return nil, false, err
 	}
-	pub, created, err = s.store.Publish(ctx, PublishParams{
+	pp := PublishParams{
 		WorkspaceID: c.WorkspaceID,
 		CanvasID:    c.ID,
 		EnvName:     name,
 		VersionID:   params.VersionID,
 		By:          p.Actor(),
-	})
-	if err == nil && created && s.onPublish != nil {
+	}
+	wrote := false
+	if s.outbox != nil {
+		pp.Outbox = func(pub *Publication) (*queue.Job, error) {
+			j, err := s.outbox(c.WorkspaceID, pub)
+			wrote = j != nil
+			return j, err
+		}
+	}
+	pub, created, err = s.store.Publish(ctx, pp)
+	if err != nil {
+		return nil, false, err
+	}
+	if wrote && created && s.outboxNotify != nil {
+		s.outboxNotify()
+	}
+	if created && s.onPublish != nil {
 		s.onPublish(context.WithoutCancel(ctx), c.WorkspaceID, pub)
 	}
-	return pub, created, err
+	return pub, created, nil
 }
 
 // History returns one page of an environment's publication history, newest

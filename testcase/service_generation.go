@@ -48,10 +48,17 @@ type GenerationOptions struct {
 	// NewID returns execution ids; nil means random UUIDs.
 	NewID func() string
 	// Finished, when set, is told of each generation HandleJob finishes
-	// (completed or failed), after that is committed: the webhook notifier
-	// sends generation.completed through it. A crash between the commit
-	// and the call loses that one notification, never the generation.
+	// (completed or failed), after that is committed. A crash between the
+	// commit and the call loses the call: a notification that must not be
+	// lost is a FinishedJob.
 	Finished func(ctx context.Context, g *Generation)
+	// FinishedJob, when set, returns the job that reports a generation
+	// HandleJob finishes (completed or failed), or nil for none. It is
+	// called inside the transaction that records the outcome, and the job
+	// is written there (an outbox), so the job commits with the outcome or
+	// not at all; Notify is called once it has. The webhook notifier's
+	// CanvasEventJob sends generation.completed this way.
+	FinishedJob func(g *Generation) (*queue.Job, error)
 }
 
 // GenerationService runs test cases against versions as generations:
@@ -68,13 +75,16 @@ type GenerationService struct {
 	cancel func(string) int
 	// finished is GenerationOptions.Finished, or nil.
 	finished func(context.Context, *Generation)
-	newID    func() string
+	// finishedJob is GenerationOptions.FinishedJob, or nil.
+	finishedJob func(*Generation) (*queue.Job, error)
+	newID       func() string
 }
 
 // NewGenerationService returns a GenerationService.
 func NewGenerationService(opts GenerationOptions) *GenerationService {
 	s := &GenerationService{tc: opts.TestCases, store: opts.Store, runner: opts.Runner,
-		notify: opts.Notify, cancel: opts.Cancel, newID: opts.NewID, finished: opts.Finished}
+		notify: opts.Notify, cancel: opts.Cancel, newID: opts.NewID, finished: opts.Finished,
+		finishedJob: opts.FinishedJob}
 	if s.notify == nil {
 		s.notify = func() {}
 	}

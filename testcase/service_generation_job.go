@@ -116,11 +116,23 @@ func (s *GenerationService) HandleJob(ctx context.Context, j *queue.Job) error {
 	}
 	tc := &TestCase{ExpectedOutput: in.ExpectedOutput, Evaluator: in.Evaluator}
 	finishGeneration(g, tc, run, err)
-	// generation.completed goes to the canvas' application subscriptions
-	// through s.finished, once the generation is committed.
-	err = s.store.FinishGeneration(ctx, g)
+	// The job that reports the outcome (generation.completed to the
+	// canvas' application subscriptions) commits with it.
+	var outbox func(*Generation) (*queue.Job, error)
+	wrote := false
+	if s.finishedJob != nil {
+		outbox = func(g *Generation) (*queue.Job, error) {
+			j, err := s.finishedJob(g)
+			wrote = j != nil
+			return j, err
+		}
+	}
+	err = s.store.FinishGeneration(ctx, g, outbox)
 	switch {
 	case err == nil:
+		if wrote {
+			s.notify()
+		}
 		if s.finished != nil {
 			s.finished(ctx, g)
 		}

@@ -26,7 +26,11 @@ type GenerationStore interface {
 	// output, error, usage, latency and passed) only when the stored
 	// generation is initializing or running; otherwise it is CONFLICT and
 	// nothing is written, so that an aborted generation stays aborted.
-	FinishGeneration(ctx context.Context, g *Generation) error
+	// When outbox is not nil it is called in the same transaction with g
+	// as written (UpdatedAt and CompletedAt set), and the job it returns,
+	// when not nil, commits with the outcome; its error fails the finish,
+	// which then writes nothing.
+	FinishGeneration(ctx context.Context, g *Generation, outbox func(g *Generation) (*queue.Job, error)) error
 	// AbortGeneration moves an initializing or running generation to
 	// aborted and cancels its queued or running jobs, in one transaction,
 	// and returns it; a terminal generation is CONFLICT.

@@ -15,4 +15,10 @@
 // jitter). The Sender's client times out after 15 s, does not follow
 // redirects, and dials only public addresses unless private networks are
 // allowed (internal/netguard).
+//
+// A notification commits with the change it reports: a run record writes
+// its delivery jobs (RunJob, Bundle) in its own transaction, and a canvas
+// event (publication.created, generation.completed) writes one outbox job
+// (Notifier.CanvasEventJob) that Notifier.HandleCanvasEvent later turns
+// into the deliveries to the subscriptions of the canvas' applications.
 package webhook

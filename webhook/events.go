@@ -126,8 +126,9 @@ func jobsFor(workspaceID, refID string, apps []*Application, ev Event) ([]*queue
 // NotifyCanvas notifies the subscriptions of the canvas' applications of
 // an event of type typ with data, enqueueing their jobs in one transaction
 // and waking the worker. It is called after the change it reports has
-// committed: a crash between that commit and this call loses this one
-// notification, never the change.
+// committed, so a crash between that commit and this call loses this one
+// notification; CanvasEventJob, written in the change's own transaction,
+// does not.
 func (n *Notifier) NotifyCanvas(ctx context.Context, workspaceID, canvasID, refID, typ string, data any) error {
 	ev, err := NewEvent(typ, n.now(), data)
 	if err != nil {

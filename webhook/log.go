@@ -116,7 +116,13 @@ type AttemptOutcome struct {
 // LogStore is the delivery log. A store that writes delivery jobs creates
 // a delivery's row, status pending, in the same transaction as each job of
 // kind JobKind it inserts (a redelivery puts an existing row back to
-// pending), so that every queued notification is in the log.
+// pending), so that every queued notification is in the log. When such a
+// job ends while its row is still pending (the deliverer did not record
+// the end: a lease expired on the last attempt, the worker failed the job,
+// or it was cancelled), the store ends the row in the same transaction:
+// StatusSucceeded with a job that succeeded, StatusFailed with the job's
+// last error otherwise, unless another job of the same delivery (a
+// redelivery) is still queued or running.
 type LogStore interface {
 	// RecordAttempt appends the outcome's attempt, when there is one, to
 	// the delivery and sets its status and last error. An unknown delivery

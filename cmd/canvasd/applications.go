@@ -1,41 +1,32 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/store"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
-// publishHook returns the environment service's hook that notifies the
-// subscriptions of a canvas' applications of each new publication
-// (publication.created, data: the publication item). A failure to enqueue
-// is logged: the publication stands.
-func publishHook(n *webhook.Notifier, logger *slog.Logger) env.PublishHook {
-	return func(ctx context.Context, workspaceID string, pub *env.Publication) {
-		err := n.NotifyCanvas(ctx, workspaceID, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
-		if err != nil {
-			logger.ErrorContext(ctx, "publication.created not enqueued", slog.String("publicationId", pub.PublicationID),
-				slog.Any("error", err))
-		}
+// publicationOutbox returns the environment service's outbox: each new
+// publication commits with the job that notifies the subscriptions of its
+// canvas' applications (publication.created, data: the publication item),
+// which the worker fans out (Notifier.HandleCanvasEvent).
+func publicationOutbox(n *webhook.Notifier) env.PublishOutbox {
+	return func(workspaceID string, pub *env.Publication) (*queue.Job, error) {
+		return n.CanvasEventJob(workspaceID, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
 	}
 }
 
-// generationHook returns the generation service's hook that notifies the
-// subscriptions of the applications of a generation's canvas when it
-// finishes (generation.completed, data: the generation).
-func generationHook(n *webhook.Notifier, logger *slog.Logger) func(context.Context, *testcase.Generation) {
-	return func(ctx context.Context, g *testcase.Generation) {
-		err := n.NotifyCanvas(ctx, g.WorkspaceID, g.PromptID, g.ID, webhook.EventGenerationCompleted, g)
-		if err != nil {
-			logger.ErrorContext(ctx, "generation.completed not enqueued", slog.String("generationId", g.ID),
-				slog.Any("error", err))
-		}
+// generationOutbox returns the generation service's outbox: each finished
+// generation commits with the job that notifies the subscriptions of its
+// canvas' applications (generation.completed, data: the generation).
+func generationOutbox(n *webhook.Notifier) func(*testcase.Generation) (*queue.Job, error) {
+	return func(g *testcase.Generation) (*queue.Job, error) {
+		return n.CanvasEventJob(g.WorkspaceID, g.PromptID, g.ID, webhook.EventGenerationCompleted, g)
 	}
 }
 

@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRun_Applications checks the wiring of applications: a publication
-// and a completion run with the application's id both reach its
-// subscription, signed with its secret.
+// TestRun_Applications checks the wiring of applications: a publication,
+// a completion run with the application's id and a test case's generation
+// all reach its subscription, signed with its secret.
 func TestRun_Applications(t *testing.T) {
 	t.Parallel()
 	type received struct {
@@ -67,6 +67,12 @@ func TestRun_Applications(t *testing.T) {
 	status, got := d.postJSON(t, "/v2/chat/completions", key, map[string]any{"canvas_id": c["id"], "application_id": app["id"]})
 	require.Equal(t, http.StatusOK, status, "%v", got)
 	next("completion.succeeded")
+
+	status, tc := d.postJSON(t, "/test-case", key, map[string]any{"promptId": c["id"], "title": "greets"})
+	require.Equal(t, http.StatusCreated, status, "%v", tc)
+	status, res := d.postJSON(t, "/test-case/"+tc["id"].(string)+"/run", key, map[string]any{"promptVersionId": v["id"]})
+	require.Equal(t, http.StatusOK, status, "%v", res)
+	next("generation.completed")
 	require.NoError(t, d.stop())
 }
 

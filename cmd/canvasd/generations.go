@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/store"
@@ -11,12 +9,13 @@ import (
 
 // generations builds the service that runs test cases, and registers the
 // handler of its jobs on the one queue worker: generations execute through
-// the completion service, wake the worker when enqueued, and an abort
-// cancels a model call running in this process at once (Worker.Cancel).
+// the completion service, wake the worker when enqueued, commit the job
+// that finishedJob returns with their outcome, and an abort cancels a model
+// call running in this process at once (Worker.Cancel).
 func generations(testCases *testcase.Service, db store.Store, runner *completion.Service, worker *queue.Worker,
-	finished func(context.Context, *testcase.Generation)) *testcase.GenerationService {
+	finishedJob func(*testcase.Generation) (*queue.Job, error)) *testcase.GenerationService {
 	svc := testcase.NewGenerationService(testcase.GenerationOptions{TestCases: testCases, Store: db,
-		Runner: runner, Notify: worker.Notify, Cancel: worker.Cancel, Finished: finished})
+		Runner: runner, Notify: worker.Notify, Cancel: worker.Cancel, FinishedJob: finishedJob})
 	worker.Handle(testcase.JobKindGenerate, svc.HandleJob)
 	return svc
 }

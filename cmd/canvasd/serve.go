@@ -106,7 +106,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// service that needs the notifier: it is bound before any request.
 	var worker *queue.Worker
 	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: db, Notify: func() { worker.Notify() }})
-	envs := env.NewService(db, db, env.WithPublishHook(publishHook(notifier, logger)))
+	envs := env.NewService(db, db, env.WithPublishOutbox(publicationOutbox(notifier), func() { worker.Notify() }))
 	llm := &models{}
 	workflowSvc := workflows(db, llm, notifier, func() *queue.Worker { return worker }, logger)
 	completionSvc, worker, err := completions(cfg, db, envs, fileSvc, notifier, workflowSvc, logger)
@@ -116,9 +116,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	llm.svc = completionSvc
 	handleWorkflows(worker, workflowSvc)
 	worker.Handle(webhook.JobKindFanout, notifier.HandleFanout)
+	worker.Handle(webhook.JobKindCanvasEvent, notifier.HandleCanvasEvent)
 	worker.Handle(vault.JobKindExpire, fileSvc.HandleExpireJob)
 	testCaseSvc := testcase.NewService(testcase.Options{Store: db, Canvases: db, Generations: db})
-	generationSvc := generations(testCaseSvc, db, completionSvc, worker, generationHook(notifier, logger))
+	generationSvc := generations(testCaseSvc, db, completionSvc, worker, generationOutbox(notifier))
 	handler, err := server.New(server.Options{
 		Store:        db,
 		Canvases:     canvas.NewService(db, canvas.WithWorkflows(workflowSvc)),

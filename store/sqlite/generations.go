@@ -137,8 +137,9 @@ func (db *DB) StartGeneration(ctx context.Context, workspaceID, id string) (*tes
 }
 
 // FinishGeneration writes g's final state when the stored generation is
-// still initializing or running; otherwise it is CONFLICT.
-func (db *DB) FinishGeneration(ctx context.Context, g *testcase.Generation) error {
+// still initializing or running, and the job outbox returns for it, in one
+// transaction; otherwise it is CONFLICT.
+func (db *DB) FinishGeneration(ctx context.Context, g *testcase.Generation, outbox func(*testcase.Generation) (*queue.Job, error)) error {
 	if g.Status != testcase.GenerationCompleted && g.Status != testcase.GenerationFailed {
 		return canvas.Errorf(canvas.EINVALID, "FinishGeneration needs status completed or failed, not %q.", g.Status)
 	}
@@ -169,10 +170,23 @@ func (db *DB) FinishGeneration(ctx context.Context, g *testcase.Generation) erro
 	if err := changedOne(ctx, tx, res, err, g.WorkspaceID, g.ID); err != nil {
 		return err
 	}
+	written := *g
+	written.UpdatedAt, written.CompletedAt = tx.now, &tx.now
+	if outbox != nil {
+		job, err := outbox(&written)
+		if err != nil {
+			return err
+		}
+		if job != nil {
+			if err := insertJob(ctx, tx, job); err != nil {
+				return err
+			}
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	g.UpdatedAt, g.CompletedAt = tx.now, &tx.now
+	g.UpdatedAt, g.CompletedAt = written.UpdatedAt, written.CompletedAt
 	return nil
 }
 

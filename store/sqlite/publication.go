@@ -44,8 +44,9 @@ const (
 // publishTx makes p.VersionID the active publication of the environment
 // inside tx; Publish and UpdateVersion's promotion both take this step.
 // Production is created on demand; the replaced publication is closed with
-// unpublishedAt; the new one takes the environment's next Seq. When the
-// version is already active nothing changes and created is false.
+// unpublishedAt; the new one takes the environment's next Seq, and the job
+// p.Outbox returns for it is written with it. When the version is already
+// active nothing changes and created is false.
 func publishTx(ctx context.Context, tx *Tx, p env.PublishParams) (*env.Publication, bool, error) {
 	e, err := ensureEnv(ctx, tx, p.WorkspaceID, p.CanvasID, p.EnvName)
 	if err != nil {
@@ -74,7 +75,21 @@ func publishTx(ctx context.Context, tx *Tx, p env.PublishParams) (*env.Publicati
 		return nil, false, translate(err)
 	}
 	pub, err := scanPublication(tx.queryRow(ctx, qPubByID, id))
-	return pub, true, err
+	if err != nil {
+		return nil, false, err
+	}
+	if p.Outbox != nil {
+		job, err := p.Outbox(pub)
+		if err != nil {
+			return nil, false, err
+		}
+		if job != nil {
+			if err := insertJob(ctx, tx, job); err != nil {
+				return nil, false, err
+			}
+		}
+	}
+	return pub, true, nil
 }
 
 // unpublishProduction ends the production publication of a canvas when

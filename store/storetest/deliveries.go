@@ -173,4 +173,94 @@ func testDeliveries(t *testing.T, newStore func(t *testing.T) store.Store) {
 		require.NoError(t, err)
 		assert.Equal(t, 1, page.Total, "a redelivery is the same delivery")
 	})
+	run(t, newStore, "EndsWithItsJob", func(t *testing.T, f *fixture) {
+		// status returns the logged status and last error of delivery job j.
+		status := func(j *queue.Job) (string, string) {
+			t.Helper()
+			d, err := f.s.GetDelivery(f.ctx, f.ws.ID, deliveryID(t, j))
+			require.NoError(t, err)
+			if d.LastError == nil {
+				return d.Status, ""
+			}
+			return d.Status, *d.LastError
+		}
+		claim := func(j *queue.Job) {
+			t.Helper()
+			got := f.Claim("w1", 1, longLease, webhook.JobKind)
+			require.Len(t, got, 1)
+			require.Equal(t, j.ID, got[0].ID)
+		}
+
+		failed := f.Delivery("", webhook.EventTaskFailed)
+		claim(failed)
+		require.NoError(t, f.s.FailJob(f.ctx, failed.ID, "w1", "handler panicked"))
+		st, msg := status(failed)
+		assert.Equal(t, webhook.StatusFailed, st, "failed by the worker, not the deliverer")
+		assert.Equal(t, "handler panicked", msg)
+
+		completed := f.Delivery("", webhook.EventTaskSucceeded)
+		claim(completed)
+		require.NoError(t, f.s.CompleteJob(f.ctx, completed.ID, "w1"))
+		st, msg = status(completed)
+		assert.Equal(t, webhook.StatusSucceeded, st, "a job succeeds only when the receiver accepted it")
+		assert.Empty(t, msg)
+
+		recorded := f.Delivery("", webhook.EventTaskFailed)
+		claim(recorded)
+		require.NoError(t, f.s.RecordAttempt(f.ctx, webhook.AttemptOutcome{WorkspaceID: f.ws.ID,
+			DeliveryID: deliveryID(t, recorded), Attempt: &webhook.LoggedAttempt{At: time.Now(), StatusCode: ptr(410)},
+			Status: webhook.StatusFailed, LastError: "receiver answered 410 Gone"}))
+		require.NoError(t, f.s.FailJob(f.ctx, recorded.ID, "w1", "attempt 1: receiver answered 410 Gone"))
+		st, msg = status(recorded)
+		assert.Equal(t, webhook.StatusFailed, st)
+		assert.Equal(t, "receiver answered 410 Gone", msg, "what the deliverer recorded stands")
+
+		cancelled := f.Delivery("", webhook.EventTaskSucceeded) // serves "ref"
+		n, err := f.s.CancelJobs(f.ctx, "ref")
+		require.NoError(t, err)
+		assert.Equal(t, 1, n)
+		st, msg = status(cancelled)
+		assert.Equal(t, webhook.StatusFailed, st)
+		assert.Equal(t, "delivery job cancelled", msg)
+	})
+	run(t, newStore, "EndsWithItsJobOnLeaseExpiry", func(t *testing.T, f *fixture) {
+		j, err := webhook.NewJob(f.ws.ID, "ref", webhook.Delivery{URL: "https://example.com/hook",
+			Event: webhook.Event{Type: webhook.EventTaskSucceeded, Timestamp: time.Now(), Data: json.RawMessage(`{}`)}})
+		require.NoError(t, err)
+		j.MaxAttempts = 1
+		require.NoError(t, f.s.EnqueueJob(f.ctx, j))
+		require.Len(t, f.Claim("w1", 1, shortLease, webhook.JobKind), 1)
+		// The claim that finds the last attempt's lease expired fails the
+		// job; no worker is left to record the delivery.
+		require.Eventually(t, func() bool {
+			f.Claim("w2", 1, longLease, webhook.JobKind)
+			return f.GetJob(j.ID).Status == queue.StatusFailed
+		}, 5*time.Second, 5*time.Millisecond)
+		d, err := f.s.GetDelivery(f.ctx, f.ws.ID, deliveryID(t, j))
+		require.NoError(t, err)
+		assert.Equal(t, webhook.StatusFailed, d.Status)
+		require.NotNil(t, d.LastError)
+		assert.Equal(t, "lease expired after 1 attempts", *d.LastError)
+	})
+	run(t, newStore, "PendingWhileRedelivered", func(t *testing.T, f *fixture) {
+		first := f.Delivery("", webhook.EventTaskSucceeded)
+		id := deliveryID(t, first)
+		_, err := f.s.Redeliver(f.ctx, f.ws.ID, id)
+		require.NoError(t, err)
+		jobs, err := f.s.ClaimJobs(f.ctx, "w1", []string{webhook.JobKind}, 10, longLease)
+		require.NoError(t, err)
+		require.Len(t, jobs, 2)
+		require.NoError(t, f.s.FailJob(f.ctx, first.ID, "w1", "attempt 1: timeout"))
+		d, err := f.s.GetDelivery(f.ctx, f.ws.ID, id)
+		require.NoError(t, err)
+		assert.Equal(t, webhook.StatusPending, d.Status, "the redelivery's job still serves it")
+		for _, j := range jobs {
+			if j.ID != first.ID {
+				require.NoError(t, f.s.FailJob(f.ctx, j.ID, "w1", "attempt 1: timeout"))
+			}
+		}
+		d, err = f.s.GetDelivery(f.ctx, f.ws.ID, id)
+		require.NoError(t, err)
+		assert.Equal(t, webhook.StatusFailed, d.Status)
+	})
 }

@@ -33,7 +33,7 @@ func (f *fixture) finish(g *testcase.Generation, output string, passed *bool) {
 	f.t.Helper()
 	g.Status, g.Output, g.Passed = testcase.GenerationCompleted, &output, passed
 	g.Usage, g.LatencyMs = &testcase.Usage{InputTokens: 3, OutputTokens: 2}, ptr(int64(7))
-	require.NoError(f.t, f.s.FinishGeneration(f.ctx, g))
+	require.NoError(f.t, f.s.FinishGeneration(f.ctx, g, nil))
 }
 
 func testGenerations(t *testing.T, newStore func(t *testing.T) store.Store) {
@@ -119,9 +119,9 @@ func testGenerations(t *testing.T, newStore func(t *testing.T) store.Store) {
 
 		_, err = f.s.StartGeneration(f.ctx, f.ws.ID, g.ID)
 		requireCode(t, canvas.ECONFLICT, err)
-		requireCode(t, canvas.ECONFLICT, f.s.FinishGeneration(f.ctx, g))
+		requireCode(t, canvas.ECONFLICT, f.s.FinishGeneration(f.ctx, g, nil))
 		g.Status = testcase.GenerationAborted
-		requireCode(t, canvas.EINVALID, f.s.FinishGeneration(f.ctx, g))
+		requireCode(t, canvas.EINVALID, f.s.FinishGeneration(f.ctx, g, nil))
 	})
 	run(t, newStore, "FinishFailed", func(t *testing.T, f *fixture) {
 		v := f.Version(f.Canvas("c", f.Project("p"), "alice"), "hello")
@@ -129,7 +129,7 @@ func testGenerations(t *testing.T, newStore func(t *testing.T) store.Store) {
 		g := gens[0]
 		g.Status = testcase.GenerationFailed
 		g.Error = &testcase.GenerationError{Code: canvas.EPROVIDER, Message: "The model back end failed."}
-		require.NoError(t, f.s.FinishGeneration(f.ctx, g))
+		require.NoError(t, f.s.FinishGeneration(f.ctx, g, nil))
 		got, err := f.s.GetGeneration(f.ctx, f.ws.ID, g.ID)
 		require.NoError(t, err)
 		assert.Equal(t, g.Error, got.Error)
@@ -156,7 +156,7 @@ func testGenerations(t *testing.T, newStore func(t *testing.T) store.Store) {
 		_, err = f.s.StartGeneration(f.ctx, f.ws.ID, g.ID)
 		requireCode(t, canvas.ECONFLICT, err)
 		g.Status, g.Output = testcase.GenerationCompleted, ptr("late")
-		requireCode(t, canvas.ECONFLICT, f.s.FinishGeneration(f.ctx, g))
+		requireCode(t, canvas.ECONFLICT, f.s.FinishGeneration(f.ctx, g, nil))
 		got, err := f.s.GetGeneration(f.ctx, f.ws.ID, g.ID)
 		require.NoError(t, err)
 		assert.Equal(t, testcase.GenerationAborted, got.Status, "a late outcome does not overwrite aborted")
@@ -202,6 +202,53 @@ func testGenerations(t *testing.T, newStore func(t *testing.T) store.Store) {
 		other := f.Workspace("other")
 		_, err = f.s.GetExecution(f.ctx, other.ID, gens[0].ExecutionID)
 		requireCode(t, canvas.ENOTFOUND, err)
+	})
+	run(t, newStore, "FinishOutboxJobCommitsWithTheOutcome", func(t *testing.T, f *fixture) {
+		v := f.Version(f.Canvas("c", f.Project("p"), "alice"), "hello")
+		gens, _ := f.Generations(v, uuid.NewString(), uuid.NewString())
+		var told *testcase.Generation
+		jobID := uuid.NewString()
+		g := gens[0]
+		g.Status, g.Output = testcase.GenerationCompleted, ptr("hi")
+		require.NoError(t, f.s.FinishGeneration(f.ctx, g, func(w *testcase.Generation) (*queue.Job, error) {
+			told = w
+			return &queue.Job{ID: jobID, WorkspaceID: f.ws.ID, Kind: "test.outbox", RefID: w.ID}, nil
+		}))
+		require.NotNil(t, told)
+		require.NotNil(t, told.CompletedAt, "the outbox sees the generation as written")
+		assert.Equal(t, testcase.GenerationCompleted, told.Status)
+		got, err := f.s.GetGeneration(f.ctx, f.ws.ID, g.ID)
+		require.NoError(t, err)
+		assert.Equal(t, got, told)
+		assert.Equal(t, got, g)
+		j := f.GetJob(jobID)
+		assert.Equal(t, g.ID, j.RefID)
+		assert.Equal(t, queue.StatusQueued, j.Status)
+
+		// A finish whose job cannot be written, or whose outbox fails,
+		// records nothing.
+		other := gens[1]
+		other.Status, other.Output = testcase.GenerationCompleted, ptr("hi")
+		badID := uuid.NewString()
+		requireCode(t, canvas.EINVALID, f.s.FinishGeneration(f.ctx, other, func(w *testcase.Generation) (*queue.Job, error) {
+			return &queue.Job{ID: badID, WorkspaceID: f.ws.ID, RefID: w.ID}, nil // no kind
+		}))
+		requireCode(t, canvas.ECONFLICT, f.s.FinishGeneration(f.ctx, other, func(*testcase.Generation) (*queue.Job, error) {
+			return nil, canvas.Errorf(canvas.ECONFLICT, "no outbox today")
+		}))
+		_, err = f.s.GetJob(f.ctx, badID)
+		requireCode(t, canvas.ENOTFOUND, err)
+		got, err = f.s.GetGeneration(f.ctx, f.ws.ID, other.ID)
+		require.NoError(t, err)
+		assert.Equal(t, testcase.GenerationInitializing, got.Status, "the outcome failed with its job")
+
+		// A finish that is CONFLICT (already finished) asks for no job.
+		called := false
+		requireCode(t, canvas.ECONFLICT, f.s.FinishGeneration(f.ctx, g, func(*testcase.Generation) (*queue.Job, error) {
+			called = true
+			return nil, nil
+		}))
+		assert.False(t, called)
 	})
 }
 

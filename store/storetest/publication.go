@@ -5,8 +5,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/store"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -193,5 +195,101 @@ func testPublications(t *testing.T, newStore func(t *testing.T) store.Store) {
 		assert.Equal(t, 1, active, "exactly one active publication")
 		require.NotNil(t, prod.ActiveVersionID)
 		assert.Equal(t, hist[0].VersionID, *prod.ActiveVersionID)
+	})
+	run(t, newStore, "OutboxJobCommitsWithThePublication", func(t *testing.T, f *fixture) {
+		c := f.Canvas("c", nil, "alice")
+		v1, v2 := f.Version(c, "one"), f.Version(c, "two")
+		var told []*env.Publication
+		outbox := func(id string) func(*env.Publication) (*queue.Job, error) {
+			return func(pub *env.Publication) (*queue.Job, error) {
+				told = append(told, pub)
+				return &queue.Job{ID: id, WorkspaceID: f.ws.ID, Kind: "test.outbox", RefID: pub.PublicationID}, nil
+			}
+		}
+		publish := func(v *canvas.Version, out func(*env.Publication) (*queue.Job, error)) (*env.Publication, bool, error) {
+			return f.s.Publish(f.ctx, env.PublishParams{WorkspaceID: f.ws.ID, CanvasID: c.ID, EnvName: env.Production,
+				VersionID: v.ID, By: "bob", Outbox: out})
+		}
+		jobID := uuid.NewString()
+		pub, created, err := publish(v1, outbox(jobID))
+		require.NoError(t, err)
+		require.True(t, created)
+		require.Len(t, told, 1)
+		assert.Equal(t, pub, told[0], "the outbox sees the publication as written")
+		j := f.GetJob(jobID)
+		assert.Equal(t, "test.outbox", j.Kind)
+		assert.Equal(t, pub.PublicationID, j.RefID)
+		assert.Equal(t, queue.StatusQueued, j.Status, "written with the publication, before any worker")
+
+		_, created, err = publish(v1, outbox(uuid.NewString()))
+		require.NoError(t, err)
+		assert.False(t, created)
+		assert.Len(t, told, 1, "publishing the active version again writes no job")
+
+		_, _, err = publish(v2, func(*env.Publication) (*queue.Job, error) { return nil, nil })
+		require.NoError(t, err, "an outbox may write nothing")
+
+		// A publish whose job cannot be written (it has no kind), or whose
+		// outbox fails, writes neither the job nor the publication.
+		badID := uuid.NewString()
+		_, _, err = publish(v1, func(pub *env.Publication) (*queue.Job, error) {
+			return &queue.Job{ID: badID, WorkspaceID: f.ws.ID, RefID: pub.PublicationID}, nil
+		})
+		requireCode(t, canvas.EINVALID, err)
+		_, err = f.s.GetJob(f.ctx, badID)
+		requireCode(t, canvas.ENOTFOUND, err)
+		_, _, err = publish(v1, func(*env.Publication) (*queue.Job, error) {
+			return nil, canvas.Errorf(canvas.ECONFLICT, "no outbox today")
+		})
+		requireCode(t, canvas.ECONFLICT, err)
+		prod, err := f.s.FindEnvironment(f.ctx, f.ws.ID, c.ID, env.Production)
+		require.NoError(t, err)
+		assert.Len(t, f.History(prod), 2, "the failed publishes left no history")
+		assert.Equal(t, v2.ID, *prod.ActiveVersionID)
+	})
+	run(t, newStore, "OutboxFailsAloneInAGroupCommit", func(t *testing.T, f *fixture) {
+		const publishers = 8
+		type result struct {
+			canvas *canvas.Canvas
+			jobID  string
+			err    error
+		}
+		results := make([]result, publishers)
+		versions := make([]*canvas.Version, publishers)
+		for i := range results {
+			results[i].canvas = f.Canvas("c", nil, "alice")
+			results[i].jobID = uuid.NewString()
+			versions[i] = f.Version(results[i].canvas, "one")
+		}
+		var wg sync.WaitGroup
+		for i := range results {
+			r := &results[i]
+			wg.Go(func() {
+				_, _, r.err = f.s.Publish(f.ctx, env.PublishParams{WorkspaceID: f.ws.ID, CanvasID: r.canvas.ID,
+					EnvName: env.Production, VersionID: versions[i].ID, By: "bot",
+					Outbox: func(pub *env.Publication) (*queue.Job, error) {
+						j := &queue.Job{ID: r.jobID, WorkspaceID: f.ws.ID, Kind: "test.outbox", RefID: pub.PublicationID}
+						if i%2 == 1 {
+							j.Kind = "" // cannot be written: this publish fails
+						}
+						return j, nil
+					}})
+			})
+		}
+		wg.Wait()
+		for i, r := range results {
+			prod, err := f.s.FindEnvironment(f.ctx, f.ws.ID, r.canvas.ID, env.Production)
+			require.NoError(t, err)
+			_, jobErr := f.s.GetJob(f.ctx, r.jobID)
+			if i%2 == 1 {
+				requireCode(t, canvas.EINVALID, r.err)
+				assert.Empty(t, f.History(prod), "publish %d failed with its job", i)
+				requireCode(t, canvas.ENOTFOUND, jobErr)
+				continue
+			}
+			require.NoError(t, r.err)
+			assert.Len(t, f.History(prod), 1, "publish %d stands", i)
+			assert.NoError(t, jobErr, "publish %d has its job", i)
+		}
 	})
 }
