@@ -19,6 +19,7 @@ import (
 type Service struct {
 	store     Store
 	workflows WorkflowCompiler
+	promoter  Promoter
 }
 
 // ServiceOption configures a Service.

@@ -205,7 +205,8 @@ func (s *Service) ListVersions(ctx context.Context, params ListVersionsParams) (
 // UpdateVersion applies a partial update to a version and returns it. It
 // requires the editor role. ConfigurationPatch must be a JSON object and is
 // merged key by key (RFC 7386); Messages replaces every message, each role
-// defaulting to system; Promoted true publishes the version to production.
+// defaulting to system; Promoted true publishes the version to production
+// (through the Promoter, when the Service has one: see WithPromoter).
 func (s *Service) UpdateVersion(ctx context.Context, id string, upd VersionUpdate) (*Version, error) {
 	p, err := Authorize(ctx, RoleEditor)
 	if err != nil {
@@ -248,6 +249,15 @@ func (s *Service) UpdateVersion(ctx context.Context, id string, upd VersionUpdat
 		if err := checkPatchedConfiguration(cur.Configuration, upd.ConfigurationPatch); err != nil {
 			return nil, err
 		}
+	}
+	if upd.Promoted != nil && *upd.Promoted && s.promoter != nil {
+		// The publication commits first, on its own: a failure of the
+		// rest is retried by sending the update again, and publishing the
+		// active version again changes nothing.
+		if err := s.promoter.PromoteVersion(ctx, cur.PromptID, id); err != nil {
+			return nil, err
+		}
+		upd.Promoted = nil
 	}
 	return s.store.UpdateVersion(ctx, p.WorkspaceID, id, upd, p.Actor())
 }

@@ -106,3 +106,42 @@ func TestService_PublishOutbox(t *testing.T) {
 		assert.Equal(t, 1, woken)
 	})
 }
+
+// TestService_PromoteVersion promotes versions through canvas updates with
+// the environment service as the canvas service's Promoter: each promotion
+// is a publication like any other, whose outbox job commits with it.
+func TestService_PromoteVersion(t *testing.T) {
+	f := mustFixture(t)
+	ctx := context.Background()
+	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: f.db})
+	f.svc = env.NewService(f.db, f.db, env.WithPublishOutbox(func(ws string, pub *env.Publication) (*queue.Job, error) {
+		return notifier.CanvasEventJob(ws, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
+	}, nil))
+	canvases := canvas.NewService(f.db, canvas.WithPromoter(f.svc))
+	v1 := f.mustVersion(t, "v1", "one")
+	outboxJobs := func(t *testing.T) []*queue.Job {
+		t.Helper()
+		jobs, err := f.db.ClaimJobs(ctx, "test", []string{webhook.JobKindCanvasEvent}, 10, time.Hour)
+		require.NoError(t, err)
+		return jobs
+	}
+
+	promoted, title := true, "Promoted one"
+	got, err := canvases.UpdateVersion(f.as(canvas.RoleEditor), v1.ID, canvas.VersionUpdate{Promoted: &promoted, Title: &title})
+	require.NoError(t, err)
+	assert.True(t, got.Promoted)
+	assert.Equal(t, title, got.Title, "the other fields are updated too")
+	require.Len(t, outboxJobs(t), 1, "the promotion notifies as a publish does")
+
+	_, err = canvases.UpdateVersion(f.as(canvas.RoleEditor), v1.ID, canvas.VersionUpdate{Promoted: &promoted})
+	require.NoError(t, err)
+	assert.Empty(t, outboxJobs(t), "promoting the promoted version again publishes nothing")
+
+	_, err = canvases.UpdateVersion(f.as(canvas.RoleViewer), v1.ID, canvas.VersionUpdate{Promoted: &promoted})
+	assert.Equal(t, canvas.EFORBIDDEN, canvas.ErrorCode(err))
+
+	withdrawn := false
+	got, err = canvases.UpdateVersion(f.as(canvas.RoleEditor), v1.ID, canvas.VersionUpdate{Promoted: &withdrawn})
+	require.NoError(t, err)
+	assert.False(t, got.Promoted, "withdrawing goes through the store as before")
+}

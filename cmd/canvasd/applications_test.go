@@ -14,16 +14,17 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRun_Applications checks the wiring of applications: a publication,
-// a completion run with the application's id and a test case's generation
-// all reach its subscription, signed with its secret.
+// TestRun_Applications checks the wiring of applications: a publication
+// (published, or promoted through a version update), a completion run with
+// the application's id and a test case's generation all reach its
+// subscription, signed with its secret.
 func TestRun_Applications(t *testing.T) {
 	t.Parallel()
 	type received struct {
 		header http.Header
 		body   []byte
 	}
-	hooks := make(chan received, 4)
+	hooks := make(chan received, 5)
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		hooks <- received{r.Header.Clone(), b}
@@ -62,6 +63,15 @@ func TestRun_Applications(t *testing.T) {
 	status, _ = d.postJSON(t, "/environment/publish", key, map[string]any{"resourceType": "prompt",
 		"resourceId": c["id"], "envName": "production", "versionId": v["id"]})
 	require.Equal(t, http.StatusCreated, status)
+	next("publication.created")
+
+	// Promoting a version through its update is a publication too.
+	status, v2 := d.postJSON(t, "/prompt-version", key, map[string]any{"promptId": c["id"],
+		"configuration": map[string]any{"model": "echo"}, "message": map[string]any{"role": "system", "content": "Hello"}})
+	require.Equal(t, http.StatusCreated, status)
+	status, promoted := d.sendJSON(t, http.MethodPatch, "/prompt-version/"+v2["id"].(string), key, map[string]any{"promoted": true})
+	require.Equal(t, http.StatusOK, status, "%v", promoted)
+	assert.Equal(t, true, promoted["promoted"])
 	next("publication.created")
 
 	status, got := d.postJSON(t, "/v2/chat/completions", key, map[string]any{"canvas_id": c["id"], "application_id": app["id"]})

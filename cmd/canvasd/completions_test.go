@@ -18,9 +18,16 @@ import (
 // answer.
 func (d *daemon) postJSON(t *testing.T, path, token string, body any, headers ...string) (int, map[string]any) {
 	t.Helper()
+	return d.sendJSON(t, http.MethodPost, path, token, body, headers...)
+}
+
+// sendJSON sends body with method to the daemon and returns the status and
+// the decoded answer.
+func (d *daemon) sendJSON(t *testing.T, method, path, token string, body any, headers ...string) (int, map[string]any) {
+	t.Helper()
 	raw, err := json.Marshal(body)
 	require.NoError(t, err)
-	req, err := http.NewRequest(http.MethodPost, d.URL+path, bytes.NewReader(raw))
+	req, err := http.NewRequest(method, d.URL+path, bytes.NewReader(raw))
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")

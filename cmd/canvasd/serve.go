@@ -122,7 +122,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	generationSvc := generations(testCaseSvc, db, completionSvc, worker, generationOutbox(notifier))
 	handler, err := server.New(server.Options{
 		Store:        db,
-		Canvases:     canvas.NewService(db, canvas.WithWorkflows(workflowSvc)),
+		Canvases:     canvas.NewService(db, canvas.WithWorkflows(workflowSvc), canvas.WithPromoter(envs)),
 		Workflows:    workflowSvc,
 		Environments: envs,
 		Completions:  completionSvc,
