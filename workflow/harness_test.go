@@ -14,6 +14,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
+	"github.com/promptcanvas/promptcanvas/vault"
 	"github.com/promptcanvas/promptcanvas/workflow"
 )
 
@@ -30,6 +31,7 @@ type harness struct {
 	ctx      context.Context
 	canvasID string
 	models   *fakeModels
+	vault    *vault.Service
 	stop     func()
 }
 
@@ -71,7 +73,10 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	}
 	h.worker = queue.NewWorker(db, queue.WorkerOptions{Lease: lease, PollInterval: 20 * time.Millisecond,
 		Concurrency: 4, ShutdownTimeout: 2 * time.Second})
-	h.svc = workflow.NewService(workflow.Options{Store: db, Canvases: db, Actions: h.actions,
+	blobs, err := vault.NewFSBlobs(filepath.Join(filepath.Dir(opts.path), "files"))
+	require.NoError(t, err)
+	h.vault = vault.NewService(vault.Options{Store: db, Blobs: blobs})
+	h.svc = workflow.NewService(workflow.Options{Store: db, Canvases: db, Actions: h.actions, Files: h.vault,
 		Notify: h.worker.Notify, Cancel: h.worker.Cancel, Concurrency: opts.concurrency,
 		PollInterval: 20 * time.Millisecond})
 	h.worker.Handle(workflow.JobKindRun, h.svc.HandleJob)

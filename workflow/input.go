@@ -1,12 +1,15 @@
 package workflow
 
 import (
+	"context"
 	"encoding/json"
+	"mime"
 	"path"
 	"strings"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/vault"
 )
 
 // span returns the nodes of a partial run, the nodes both reachable from
@@ -65,8 +68,10 @@ func (w *Workflow) span(startID, endID string) (map[string]bool, error) {
 // runInput checks values against the variables the input node declares
 // (VALIDATION naming each missing or ill-typed one under inputPath) and
 // returns the run's input: every declared variable, then every other value
-// given.
-func runInput(w *Workflow, values map[string]any, inputPath string) (map[string]InputValue, error) {
+// given. The files of file values are named from the vault when files is
+// set: a vault:// address of a file the principal's workspace does not
+// hold, or whose bytes never arrived, is NOT_FOUND.
+func runInput(ctx context.Context, files FileLookup, w *Workflow, values map[string]any, inputPath string) (map[string]InputValue, error) {
 	var defs []canvas.Variable
 	if w.Start.ActionID == ActionInput {
 		defs = InputVariables(w.Start.Node)
@@ -85,7 +90,39 @@ func runInput(w *Workflow, values map[string]any, inputPath string) (map[string]
 		}
 		out[name] = InputValue{Name: name, Type: kindOf(v), Value: v, Files: inputFiles(v)}
 	}
+	if files != nil {
+		for _, in := range out {
+			for i := range in.Files {
+				if err := nameFile(ctx, files, &in.Files[i]); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
 	return out, nil
+}
+
+// FileLookup reads the metadata of vault files for the principal of ctx:
+// vault.Service.
+type FileLookup interface {
+	GetFile(ctx context.Context, id string) (*vault.File, error)
+}
+
+// nameFile fills the name and type of a vault file from its metadata.
+func nameFile(ctx context.Context, files FileLookup, f *InputFile) error {
+	id, ok := strings.CutPrefix(f.FileURL, "vault://")
+	if !ok {
+		return nil
+	}
+	meta, err := files.GetFile(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !meta.Uploaded() {
+		return canvas.NotFound("file")
+	}
+	f.Name, f.MimeType = meta.FileName, meta.MimeType
+	return nil
 }
 
 // rebase moves the JSON pointers of a VALIDATION error's details from
@@ -139,6 +176,9 @@ func inputFiles(v any) []InputFile {
 		f.MimeType, _ = m["mime_type"].(string)
 		if f.MimeType == "" {
 			f.MimeType, _ = m["mimeType"].(string)
+		}
+		if f.MimeType == "" {
+			f.MimeType = mime.TypeByExtension(path.Ext(f.Name))
 		}
 		out = append(out, f)
 		return true

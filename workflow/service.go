@@ -25,6 +25,10 @@ type Options struct {
 	// Notifier, when set, notifies applications' subscriptions of the
 	// runs started with an application.
 	Notifier *webhook.Notifier
+	// Files, when set, names the vault files of a run's input (their
+	// name and type) and refuses, when the run starts, an address of a
+	// file the workspace does not hold.
+	Files FileLookup
 	// Notify, when set, is called after jobs are enqueued, to wake the
 	// queue worker (queue.Worker.Notify).
 	Notify func()
@@ -88,6 +92,7 @@ type Service struct {
 	canvases canvas.Store
 	actions  *Registry
 	notifier *webhook.Notifier
+	files    FileLookup
 	notify   func()
 	cancel   func(string) int
 	conc     int
@@ -105,7 +110,7 @@ type Service struct {
 // NewService returns a Service.
 func NewService(opts Options) *Service {
 	s := &Service{store: opts.Store, canvases: opts.Canvases, actions: opts.Actions, notifier: opts.Notifier,
-		notify: opts.Notify, cancel: opts.Cancel, conc: opts.Concurrency, poll: opts.PollInterval,
+		files: opts.Files, notify: opts.Notify, cancel: opts.Cancel, conc: opts.Concurrency, poll: opts.PollInterval,
 		logger: opts.Logger, now: opts.Now, newID: opts.NewID}
 	if s.notify == nil {
 		s.notify = func() {}
@@ -219,7 +224,7 @@ func (s *Service) start(ctx context.Context, p *canvas.Principal, req startReque
 	if err != nil {
 		return nil, err
 	}
-	input, err := runInput(w, req.input, req.inputPath)
+	input, err := runInput(ctx, s.files, w, req.input, req.inputPath)
 	if err != nil {
 		return nil, err
 	}

@@ -108,7 +108,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: db, Notify: func() { worker.Notify() }})
 	envs := env.NewService(db, db, env.WithPublishOutbox(publicationOutbox(notifier), func() { worker.Notify() }))
 	llm := &models{}
-	workflowSvc := workflows(db, llm, notifier, func() *queue.Worker { return worker }, logger)
+	workflowSvc := workflows(db, llm, fileSvc, notifier, func() *queue.Worker { return worker }, logger)
 	completionSvc, worker, err := completions(cfg, db, envs, fileSvc, notifier, workflowSvc, logger)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/store"
+	"github.com/promptcanvas/promptcanvas/vault"
 	"github.com/promptcanvas/promptcanvas/webhook"
 	"github.com/promptcanvas/promptcanvas/workflow"
 )
@@ -21,13 +22,14 @@ func (m *models) Call(ctx context.Context, workspaceID string, req completion.Ru
 	return m.svc.Call(ctx, workspaceID, req)
 }
 
-// workflows builds the workflow service with the built-in actions, and
-// registers its job handlers on the worker: runs execute as queue jobs,
-// wake the worker when enqueued, and a cancellation or a timeout stops a
+// workflows builds the workflow service with the built-in actions and the
+// file vault (which names the files of a run's input). Runs execute as
+// queue jobs and wake the worker when enqueued, and a cancellation stops a
 // step running in this process at once (Worker.Cancel).
-func workflows(db store.Store, m *models, notifier *webhook.Notifier, worker func() *queue.Worker, logger *slog.Logger) *workflow.Service {
+func workflows(db store.Store, m *models, files *vault.Service, notifier *webhook.Notifier, worker func() *queue.Worker,
+	logger *slog.Logger) *workflow.Service {
 	return workflow.NewService(workflow.Options{Store: db, Canvases: db,
-		Actions: workflow.Builtins(workflow.BuiltinOptions{Models: m}), Notifier: notifier,
+		Actions: workflow.Builtins(workflow.BuiltinOptions{Models: m}), Notifier: notifier, Files: files,
 		Notify: func() { worker().Notify() }, Cancel: func(refID string) int { return worker().Cancel(refID) },
 		Logger: logger})
 }
