@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
@@ -81,17 +82,6 @@ func (s *Service) end(ctx context.Context, run *Run, trigger Trigger, exceptJob 
 		}
 		return nil
 	})
-}
-
-// stop ends run by cancellation or deadline, then stops at once a step of
-// it running in this process.
-func (s *Service) stop(ctx context.Context, run *Run, trigger Trigger, exceptJob string, runErr *Error) (*Run, error) {
-	out, err := s.end(ctx, run, trigger, exceptJob, runErr)
-	if err != nil {
-		return nil, err
-	}
-	s.cancel(out.ID)
-	return out, nil
 }
 
 // timeoutError is the error of a run that passed its deadline.
@@ -233,7 +223,7 @@ func marshalValue(v any) (json.RawMessage, error) {
 // (or one of this package's codes) and a message safe to show.
 func errorOf(err error) *Error {
 	var ce *canvas.Error
-	if asCanvasError(err, &ce) {
+	if errors.As(err, &ce) {
 		return &Error{Code: ce.Code, Message: ce.Message}
 	}
 	return &Error{Code: canvas.EINTERNAL, Message: canvas.ErrorMessage(err)}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"slices"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/queue"
@@ -231,16 +232,7 @@ func (s *Service) execute(jobCtx context.Context, w *Workflow, run *Run, j *queu
 func (ex *execution) active(n *CNode) bool {
 	for _, l := range n.In {
 		st := ex.steps[l.From.ID]
-		if st.Status == StepCompleted && (st.Ports == nil || contains(st.Ports, l.FromPort)) {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
+		if st.Status == StepCompleted && (st.Ports == nil || slices.Contains(st.Ports, l.FromPort)) {
 			return true
 		}
 	}

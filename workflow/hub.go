@@ -2,11 +2,8 @@ package workflow
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
-
-	"github.com/promptcanvas/promptcanvas/canvas"
 )
 
 // hub wakes the callers waiting on runs of this process when their status
@@ -77,6 +74,3 @@ func (s *Service) wait(ctx context.Context, workspaceID, id string) (*Run, error
 		}
 	}
 }
-
-// asCanvasError is errors.As for *canvas.Error.
-func asCanvasError(err error, target **canvas.Error) bool { return errors.As(err, target) }

@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"mime"
 	"path"
 	"strings"
@@ -129,7 +130,7 @@ func nameFile(ctx context.Context, files FileLookup, f *InputFile) error {
 // prefix from to prefix to.
 func rebase(err error, from, to string) error {
 	var ce *canvas.Error
-	if from == to || !asCanvasError(err, &ce) || ce.Code != canvas.EINVALID {
+	if from == to || !errors.As(err, &ce) || ce.Code != canvas.EINVALID {
 		return err
 	}
 	out := *ce

@@ -103,8 +103,8 @@ func (s *Service) List(ctx context.Context, params ListParams) ([]*Summary, int,
 // summary returns run as List shows it.
 func summary(run *Run) *Summary {
 	sum := &Summary{ID: run.PublicID(), PromptID: run.CanvasID, PromptVersionID: run.VersionID,
-		Environment: run.Environment, Status: run.Status, StartedAt: utc(run.CreatedAt),
-		CompletedAt: run.CompletedAt, Deadline: utc(run.Deadline), Error: run.Error}
+		Environment: run.Environment, Status: run.Status, StartedAt: run.CreatedAt.UTC(),
+		CompletedAt: run.CompletedAt, Deadline: run.Deadline.UTC(), Error: run.Error}
 	if run.StartNodeID != "" {
 		sum.StartNodeID = &run.StartNodeID
 	}

@@ -2,7 +2,6 @@ package workflow
 
 import (
 	"context"
-	"time"
 
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/webhook"
@@ -48,6 +47,3 @@ func (s *Service) notification(ctx context.Context, run *Run, to, output string,
 	target.DeliveryID = s.newID()
 	return s.notifier.RunJob(ctx, run.WorkspaceID, run.ID, target, ev)
 }
-
-// now is a helper for views: the time in UTC.
-func utc(t time.Time) time.Time { return t.UTC() }

@@ -304,10 +304,11 @@ func (s *Service) Cancel(ctx context.Context, id string) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	run, err = s.stop(ctx, run, TriggerCancel, "", &Error{Code: ErrCodeCancelled, Message: "The run was cancelled."})
+	run, err = s.end(ctx, run, TriggerCancel, "", &Error{Code: ErrCodeCancelled, Message: "The run was cancelled."})
 	if err != nil {
 		return nil, err
 	}
+	s.cancel(run.ID) // a step running in this process stops now
 	return s.view(run, nil), nil
 }
 

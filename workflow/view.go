@@ -6,8 +6,8 @@ import "encoding/json"
 // the run's steps when w is not nil.
 func (s *Service) view(run *Run, w *Workflow) *View {
 	v := &View{ID: run.PublicID(), PromptID: run.CanvasID, PromptVersionID: run.VersionID,
-		Environment: run.Environment, Status: run.Status, StartedAt: utc(run.CreatedAt),
-		CompletedAt: run.CompletedAt, Deadline: utc(run.Deadline), Input: run.Input, Error: run.Error,
+		Environment: run.Environment, Status: run.Status, StartedAt: run.CreatedAt.UTC(),
+		CompletedAt: run.CompletedAt, Deadline: run.Deadline.UTC(), Input: run.Input, Error: run.Error,
 		Steps: make([]*Step, len(run.Steps))}
 	if v.Input == nil {
 		v.Input = map[string]InputValue{}
