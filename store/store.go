@@ -11,6 +11,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/idempotency"
 	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/retention"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
 	"github.com/promptcanvas/promptcanvas/webhook"
@@ -31,6 +32,7 @@ type Store interface {
 	webhook.NotifierStore
 	webhook.LogStore
 	workflow.Store
+	retention.Store
 
 	// Ping reports whether the store answers.
 	Ping(ctx context.Context) error

@@ -4,6 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
+	"strings"
+	"time"
+
+	"github.com/promptcanvas/promptcanvas/retention"
 )
 
 // Defaults of the reference server.
@@ -46,6 +50,107 @@ type config struct {
 	deliveryConfig
 	// applicationConfig holds the application settings (applications.go).
 	applicationConfig
+	// retentionConfig holds how long ended records are kept.
+	retentionConfig
+}
+
+// retentionConfig holds the retention of each kind of ended record; zero
+// keeps it forever.
+type retentionConfig struct {
+	// JobRetention is how long a finished queue job is kept
+	// (--job-retention, CANVAS_JOB_RETENTION, default 7d).
+	JobRetention time.Duration
+	// DeliveryRetention is how long an ended webhook delivery log row and
+	// its attempts are kept (--delivery-retention,
+	// CANVAS_DELIVERY_RETENTION, default 30d).
+	DeliveryRetention time.Duration
+	// RunRetention is how long an ended completion or task run is kept
+	// (--run-retention, CANVAS_RUN_RETENTION, default forever).
+	RunRetention time.Duration
+	// WorkflowRunRetention is how long an ended workflow run and its steps
+	// are kept (--workflow-run-retention, CANVAS_WORKFLOW_RUN_RETENTION,
+	// default forever).
+	WorkflowRunRetention time.Duration
+	// PurgeInterval is the time between two purges (--purge-interval,
+	// CANVAS_PURGE_INTERVAL, default 1h).
+	PurgeInterval time.Duration
+}
+
+// retentionFlags registers the retention flags, with their environment
+// variables as defaults; a malformed environment value is an error.
+func (c *retentionConfig) retentionFlags(fs *flag.FlagSet, env func(string) string) error {
+	for _, f := range []struct {
+		name, variable, usage string
+		def                   time.Duration
+		positive              bool
+		dst                   *time.Duration
+	}{
+		{"job-retention", "CANVAS_JOB_RETENTION", "how long a finished job is kept",
+			retention.DefaultJobs, false, &c.JobRetention},
+		{"delivery-retention", "CANVAS_DELIVERY_RETENTION", "how long an ended webhook delivery is kept",
+			retention.DefaultDeliveries, false, &c.DeliveryRetention},
+		{"run-retention", "CANVAS_RUN_RETENTION", "how long an ended completion or task run is kept",
+			0, false, &c.RunRetention},
+		{"workflow-run-retention", "CANVAS_WORKFLOW_RUN_RETENTION", "how long an ended workflow run is kept",
+			0, false, &c.WorkflowRunRetention},
+		{"purge-interval", "CANVAS_PURGE_INTERVAL", "time between two purges of ended records",
+			retention.DefaultInterval, true, &c.PurgeInterval},
+	} {
+		v := (*days)(f.dst)
+		*v = days(f.def)
+		if raw := env(f.variable); raw != "" {
+			if err := v.set(raw, f.positive); err != nil {
+				return fmt.Errorf("%s: %w", f.variable, err)
+			}
+		}
+		usage := f.usage + ", a `duration` such as 12h or 7d"
+		if !f.positive {
+			usage += "; 0 keeps it forever"
+		}
+		fs.Func(f.name, fmt.Sprintf("%s (env %s, default %s)", usage, f.variable, v),
+			func(raw string) error { return v.set(raw, f.positive) })
+	}
+	return nil
+}
+
+// days is a duration that may also be written as a whole number of days,
+// such as 7d, and is printed that way when it is one.
+type days time.Duration
+
+// set parses raw into d: a Go duration or a number of days; a negative
+// duration, or zero when positive is set, is an error.
+func (d *days) set(raw string, positive bool) error {
+	var v time.Duration
+	if n, ok := strings.CutSuffix(raw, "d"); ok {
+		i, err := strconv.Atoi(n)
+		if err != nil || i < 0 || i > 100*365 {
+			return fmt.Errorf("%q is not a number of days", raw)
+		}
+		v = time.Duration(i) * 24 * time.Hour
+	} else {
+		var err error
+		if v, err = time.ParseDuration(raw); err != nil {
+			return fmt.Errorf("%q is not a duration", raw)
+		}
+	}
+	if v < 0 {
+		return fmt.Errorf("%q is negative", raw)
+	}
+	if positive && v == 0 {
+		return fmt.Errorf("%q is not a positive duration", raw)
+	}
+	*d = days(v)
+	return nil
+}
+
+func (d days) String() string {
+	if d == 0 {
+		return "0"
+	}
+	if v := time.Duration(d); v%(24*time.Hour) == 0 {
+		return strconv.FormatInt(int64(v/(24*time.Hour)), 10) + "d"
+	}
+	return time.Duration(d).String()
 }
 
 // envOr returns the environment variable name, or def when it is unset or
@@ -87,6 +192,9 @@ func (c *config) serveFlags(fs *flag.FlagSet, env func(string) string) error {
 		return err
 	}
 	if err := c.applicationFlags(env); err != nil {
+		return err
+	}
+	if err := c.retentionFlags(fs, env); err != nil {
 		return err
 	}
 	return c.fileFlags(fs, env)

@@ -15,6 +15,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/retention"
 	"github.com/promptcanvas/promptcanvas/server"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
 	"github.com/promptcanvas/promptcanvas/testcase"
@@ -118,6 +119,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	worker.Handle(webhook.JobKindFanout, notifier.HandleFanout)
 	worker.Handle(webhook.JobKindCanvasEvent, notifier.HandleCanvasEvent)
 	worker.Handle(vault.JobKindExpire, fileSvc.HandleExpireJob)
+	if err := schedulePurges(ctx, cfg, db, worker, logger); err != nil {
+		return err
+	}
 	testCaseSvc := testcase.NewService(testcase.Options{Store: db, Canvases: db, Generations: db})
 	generationSvc := generations(testCaseSvc, db, completionSvc, worker, generationOutbox(notifier))
 	handler, err := server.New(server.Options{
@@ -184,6 +188,19 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("close store: %w", err)
 	}
 	logger.Info("stopped")
+	return nil
+}
+
+// schedulePurges registers the purge of ended records on the worker and
+// makes sure one purge job is queued; restarts and other processes on the
+// same data queue no second one.
+func schedulePurges(ctx context.Context, cfg config, db retention.Store, worker *queue.Worker, logger *slog.Logger) error {
+	p := retention.New(retention.Options{Store: db, Jobs: cfg.JobRetention, Deliveries: cfg.DeliveryRetention,
+		Runs: cfg.RunRetention, WorkflowRuns: cfg.WorkflowRunRetention, Interval: cfg.PurgeInterval, Logger: logger})
+	worker.Handle(retention.JobKind, p.Handle)
+	if _, err := p.Schedule(ctx); err != nil {
+		return fmt.Errorf("schedule the purge of ended records: %w", err)
+	}
 	return nil
 }
 
