@@ -71,16 +71,23 @@ func (db *DB) EnqueueJob(ctx context.Context, j *queue.Job) error {
 
 // Statements of the claim. A job is due when it is queued and its run_at has
 // come, or running with an expired lease; qClaim repeats the test so that a
-// job is never claimed twice even if the selection raced.
+// job is never claimed twice even if the selection raced. Each statement
+// tests one status at a time, so that it reads that status's partial index
+// (migration 015) rather than the whole table. qDueQueued and qDueExpired
+// each read one set of due jobs in the claim's order and stop at the
+// limit; ClaimJobs merges the two. Nothing sorts, so a claim costs the same
+// whatever the backlog.
 const (
 	qExhaust = `UPDATE jobs SET status = 'failed', last_error = 'lease expired after ' || attempts || ' attempts',
 		lease_owner = NULL, lease_until = NULL, updated_at = ?1
 		WHERE status = 'running' AND lease_until < ?1 AND attempts >= max_attempts`
-	qAnyDue = `SELECT EXISTS (SELECT 1 FROM jobs
-		WHERE (status = 'queued' AND run_at <= ?1) OR (status = 'running' AND lease_until < ?1))`
-	qDue = `SELECT id FROM jobs
-		WHERE ((status = 'queued' AND run_at <= ?1) OR (status = 'running' AND lease_until < ?1))
-		AND kind IN (SELECT value FROM json_each(?2))
+	qAnyDue = `SELECT EXISTS (SELECT 1 FROM jobs WHERE status = 'queued' AND run_at <= ?1)
+		OR EXISTS (SELECT 1 FROM jobs WHERE status = 'running' AND lease_until < ?1)`
+	qDueQueued = `SELECT id, run_at, created_at FROM jobs
+		WHERE status = 'queued' AND run_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
+		ORDER BY run_at, created_at, id LIMIT ?3`
+	qDueExpired = `SELECT id, run_at, created_at FROM jobs
+		WHERE status = 'running' AND lease_until < ?1 AND kind IN (SELECT value FROM json_each(?2))
 		ORDER BY run_at, created_at, id LIMIT ?3`
 	qClaim = `UPDATE jobs SET status = 'running', lease_owner = ?1, lease_until = ?2, attempts = attempts + 1,
 		updated_at = ?3
@@ -88,6 +95,43 @@ const (
 		AND ((status = 'queued' AND run_at <= ?3) OR (status = 'running' AND lease_until < ?3))
 		RETURNING ` + jobCols
 )
+
+// dueJob is a due job's place in the claim's order, its columns as stored:
+// their text sorts as SQLite sorts it.
+type dueJob struct{ id, runAt, createdAt string }
+
+func (a dueJob) before(b dueJob) bool {
+	if a.runAt != b.runAt {
+		return a.runAt < b.runAt
+	}
+	if a.createdAt != b.createdAt {
+		return a.createdAt < b.createdAt
+	}
+	return a.id < b.id
+}
+
+// dueJobs runs qDueQueued or qDueExpired inside tx.
+func dueJobs(ctx context.Context, tx *Tx, q, now, kinds string, n int) ([]dueJob, error) {
+	rows, err := tx.query(ctx, q, now, kinds, n)
+	return rowsOf(rows, err, func(r *sql.Rows) (dueJob, error) {
+		var j dueJob
+		return j, r.Scan(&j.id, &j.runAt, &j.createdAt)
+	})
+}
+
+// oldestDue merges a and b, each in the claim's order, and returns the ids
+// of the first n.
+func oldestDue(a, b []dueJob, n int) []string {
+	ids := make([]string, 0, min(n, len(a)+len(b)))
+	for len(ids) < n && (len(a) > 0 || len(b) > 0) {
+		if len(b) == 0 || (len(a) > 0 && a[0].before(b[0])) {
+			ids, a = append(ids, a[0].id), a[1:]
+		} else {
+			ids, b = append(ids, b[0].id), b[1:]
+		}
+	}
+	return ids
+}
 
 // ClaimJobs leases up to n due jobs of kinds to owner until now+lease. When
 // a read finds no job due of any kind it returns at once; otherwise, in one
@@ -119,17 +163,20 @@ func (db *DB) ClaimJobs(ctx context.Context, owner string, kinds []string, n int
 	if _, err := tx.exec(ctx, qExhaust, now); err != nil {
 		return nil, err
 	}
-	rows, err := tx.query(ctx, qDue, now, idList(kinds), n)
-	due, err := rowsOf(rows, err, func(r *sql.Rows) (string, error) {
-		var id string
-		return id, r.Scan(&id)
-	})
+	kindList := idList(kinds)
+	queued, err := dueJobs(ctx, tx, qDueQueued, now, kindList, n)
 	if err != nil {
 		return nil, err
-	} else if len(due) == 0 {
+	}
+	expired, err := dueJobs(ctx, tx, qDueExpired, now, kindList, n)
+	if err != nil {
+		return nil, err
+	}
+	due := oldestDue(queued, expired, n)
+	if len(due) == 0 {
 		return []*queue.Job{}, tx.Commit() // keeps what qExhaust failed
 	}
-	rows, err = tx.query(ctx, qClaim, owner, formatTime(tx.now.Add(lease)), now, idList(due))
+	rows, err := tx.query(ctx, qClaim, owner, formatTime(tx.now.Add(lease)), now, idList(due))
 	jobs, err := rowsOf(rows, err, func(r *sql.Rows) (*queue.Job, error) { return scanJob(r) })
 	if err != nil {
 		return nil, err

@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,4 +111,91 @@ func TestDB_JobOutcomesConcurrent(t *testing.T) {
 			assert.Equal(t, queue.StatusRunning, got.Status)
 		}
 	}
+}
+
+// TestDB_ClaimPlan checks that the claim's statements read the jobs in the
+// order of an index and stop at the limit: no temporary B-tree (a sort of
+// every due job) and no scan of the whole table, only of a partial index
+// of live jobs.
+func TestDB_ClaimPlan(t *testing.T) {
+	db := mustOpen(t, filepath.Join(t.TempDir(), "canvas.db"))
+	now := formatTime(db.Now())
+	for _, tc := range []struct {
+		name, q, index string
+		args           []any
+	}{
+		{"DueQueued", qDueQueued, "jobs_queued", []any{now, idList([]string{"a"}), 32}},
+		{"DueExpired", qDueExpired, "jobs_running", []any{now, idList([]string{"a"}), 32}},
+		{"AnyDue", qAnyDue, "jobs_queued", []any{now}},
+		{"Exhaust", qExhaust, "jobs_running", []any{now}},
+		{"Claim", qClaim, "sqlite_autoindex_jobs_1", []any{"w1", now, now, idList([]string{"x"})}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, err := db.read.Query(`EXPLAIN QUERY PLAN `+tc.q, tc.args...)
+			details, err := rowsOf(rows, err, func(r *sql.Rows) (string, error) {
+				var id, parent, unused int
+				var detail string
+				return detail, r.Scan(&id, &parent, &unused, &detail)
+			})
+			require.NoError(t, err)
+			plan := strings.Join(details, "\n")
+			t.Log(plan)
+			assert.Contains(t, plan, "INDEX "+tc.index)
+			assert.NotContains(t, plan, "TEMP B-TREE")
+			for _, d := range details {
+				assert.NotEqual(t, "SCAN jobs", d, "a scan of the whole table")
+			}
+		})
+	}
+}
+
+// TestDB_ClaimJobsOrder claims across both sets of due jobs, queued ones
+// and running ones whose lease expired, oldest RunAt first, then oldest
+// CreatedAt, whichever set each comes from, and only of the kinds asked.
+func TestDB_ClaimJobsOrder(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpen(t, filepath.Join(t.TempDir(), "canvas.db"))
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	now := t0
+	db.Now = func() time.Time { return now }
+	enqueue := func(kind string, runAt time.Duration) *queue.Job {
+		t.Helper()
+		j := &queue.Job{Kind: kind, RunAt: t0.Add(runAt)}
+		require.NoError(t, db.EnqueueJob(ctx, j))
+		now = now.Add(time.Millisecond) // each job created after the last
+		return j
+	}
+	ids := func(jobs []*queue.Job) []string {
+		out := make([]string, len(jobs))
+		for i, j := range jobs {
+			out[i] = j.ID
+		}
+		return out
+	}
+	claim := func(owner string, n int, kinds ...string) []string {
+		t.Helper()
+		jobs, err := db.ClaimJobs(ctx, owner, kinds, n, time.Minute)
+		require.NoError(t, err)
+		return ids(jobs)
+	}
+
+	q1 := enqueue("a", -5*time.Minute)
+	q2 := enqueue("a", -3*time.Minute)
+	other := enqueue("b", -6*time.Minute)
+	require.Equal(t, []string{q1.ID, q2.ID}, claim("w1", 2, "a"))
+	require.NoError(t, db.CompleteJob(ctx, q1.ID, "w1"))
+	q0 := enqueue("a", -4*time.Minute)
+	q3 := enqueue("a", -time.Minute)
+	q4 := enqueue("a", -time.Minute) // same RunAt as q3, created after it
+	enqueue("a", time.Hour)          // not due
+
+	now = t0.Add(2 * time.Minute) // q2's lease has expired
+	assert.Equal(t, []string{q0.ID, q2.ID, q3.ID}, claim("w2", 3, "a"),
+		"queued q0, then the expired q2, then queued q3")
+	assert.Equal(t, []string{q4.ID}, claim("w2", 5, "a"))
+	assert.Equal(t, []string{other.ID}, claim("w2", 5, "a", "b"))
+	got, err := db.GetJob(ctx, q2.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "w2", got.LeaseOwner)
+	assert.Equal(t, 2, got.Attempts)
 }
