@@ -189,10 +189,12 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 					s.writeError(sw, r, canvas.Errorf(canvas.EINTERNAL, "Internal error."))
 				}
 			}
-			s.logger.InfoContext(r.Context(), "request",
-				slog.String("requestId", id), slog.String("method", r.Method),
-				slog.String("path", r.URL.Path), slog.Int("status", sw.status),
-				slog.Duration("duration", time.Since(start)))
+			if s.logger.Enabled(r.Context(), slog.LevelInfo) {
+				s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+					slog.String("requestId", id), slog.String("method", r.Method),
+					slog.String("path", r.URL.Path), slog.Int("status", sw.status),
+					slog.Duration("duration", time.Since(start)))
+			}
 		}()
 		if _, pattern := s.mux.Handler(r); pattern == "" {
 			s.notRouted(sw, r)

@@ -46,7 +46,7 @@ type Options struct {
 	PollInterval time.Duration
 	Logger       *slog.Logger
 	// Now is the clock; nil means time.Now. NewID returns ids; nil means
-	// random UUIDs.
+	// version 7 UUIDs.
 	Now   func() time.Time
 	NewID func() string
 }
@@ -131,7 +131,9 @@ func NewService(opts Options) *Service {
 		s.now = time.Now
 	}
 	if s.newID == nil {
-		s.newID = uuid.NewString
+		// Version 7: ids sort by creation time, so that a new run lands at
+		// the end of the store's id index (as completion runs do).
+		s.newID = func() string { return uuid.Must(uuid.NewV7()).String() }
 	}
 	return s
 }

@@ -75,37 +75,61 @@ func (db *DB) CreateRun(ctx context.Context, r *completion.Run, job *queue.Job) 
 // insertRun writes r inside tx, setting its id when empty and its
 // timestamps from tx.now.
 func insertRun(ctx context.Context, tx *Tx, r *completion.Run) error {
-	if r.ID == "" {
-		r.ID = tx.db.NewID()
+	row, err := encodeRun(tx.db, r)
+	if err != nil {
+		return err
 	}
-	r.CreatedAt, r.UpdatedAt = tx.now, tx.now
-	if r.Terminal() {
-		r.CompletedAt = &tx.now
+	return row.insert(ctx, tx)
+}
+
+// runRow is a run with its JSON columns encoded: everything its insert
+// needs but the transaction's clock. A grouped insert encodes it in the
+// caller's goroutine, so that the leader of a shared commit, which runs
+// the batch's inserts one after the other, only binds it.
+type runRow struct {
+	run                     *completion.Run
+	request                 string
+	result, runErr, headers any // JSON text or nil (NULL)
+}
+
+// encodeRun sets r's id when empty and encodes its JSON columns.
+func encodeRun(db *DB, r *completion.Run) (*runRow, error) {
+	if r.ID == "" {
+		r.ID = db.NewID()
 	}
 	req, err := json.Marshal(r.Request)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	result, err := jsonOrNull(r.Result, r.Result == nil)
-	if err != nil {
-		return err
+	row := &runRow{run: r, request: string(req)}
+	if row.result, err = jsonOrNull(r.Result, r.Result == nil); err != nil {
+		return nil, err
 	}
-	runErr, err := jsonOrNull(r.Error, r.Error == nil)
-	if err != nil {
-		return err
+	if row.runErr, err = jsonOrNull(r.Error, r.Error == nil); err != nil {
+		return nil, err
 	}
-	headers, err := jsonOrNull(r.ForwardHeaders, len(r.ForwardHeaders) == 0)
-	if err != nil {
-		return err
+	if row.headers, err = jsonOrNull(r.ForwardHeaders, len(r.ForwardHeaders) == 0); err != nil {
+		return nil, err
 	}
+	return row, nil
+}
+
+// insert writes the row inside tx, setting the run's timestamps from
+// tx.now.
+func (row *runRow) insert(ctx context.Context, tx *Tx) error {
+	r := row.run
+	r.CreatedAt, r.UpdatedAt = tx.now, tx.now
+	now := formatTime(tx.now)
 	var completed any
-	if r.CompletedAt != nil {
+	if r.Terminal() {
+		r.CompletedAt = &tx.now
+		completed = now
+	} else if r.CompletedAt != nil {
 		completed = formatTime(*r.CompletedAt)
 	}
-	_, err = tx.exec(ctx, qInsertRun, r.ID, r.WorkspaceID, r.Kind, r.CanvasID, r.VersionID, r.EnvironmentName,
-		r.ApplicationID, r.Model, r.Status, r.Async, string(req), result, runErr, r.Usage.InputTokens,
-		r.Usage.OutputTokens, r.LatencyMs, r.WebhookURL, headers, r.CreatedBy, formatTime(tx.now),
-		formatTime(tx.now), completed)
+	_, err := tx.exec(ctx, qInsertRun, r.ID, r.WorkspaceID, r.Kind, r.CanvasID, r.VersionID, r.EnvironmentName,
+		r.ApplicationID, r.Model, r.Status, r.Async, row.request, row.result, row.runErr, r.Usage.InputTokens,
+		r.Usage.OutputTokens, r.LatencyMs, r.WebhookURL, row.headers, r.CreatedBy, now, now, completed)
 	return translate(err)
 }
 

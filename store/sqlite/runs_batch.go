@@ -14,9 +14,14 @@ import (
 // caller returns only after the commit that holds its record.
 
 // createRunGrouped writes r (a run without a job) in a shared commit and
-// returns once that commit is durable.
+// returns once that commit is durable. The record is encoded before it
+// joins the batch, in the caller's goroutine: the leader runs the batch's
+// inserts one after the other, and whatever it does per record bounds how
+// many records a second the store takes.
 func (db *DB) createRunGrouped(ctx context.Context, r *completion.Run) error {
-	return db.groupCommit(ctx, &db.runCommits, func(ctx context.Context, tx *Tx) error {
-		return insertRun(ctx, tx, r)
-	})
+	row, err := encodeRun(db, r)
+	if err != nil {
+		return err
+	}
+	return db.groupCommit(ctx, &db.runCommits, row.insert)
 }
