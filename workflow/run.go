@@ -148,21 +148,12 @@ const (
 	ErrCodeRejected  = "REJECTED"
 )
 
-// View is a run as the API shows it.
+// View is a run as the API shows it: its Summary, and its input, steps,
+// output and (on a read) graph.
 type View struct {
-	ID              string                `json:"id"`
-	PromptID        string                `json:"promptId"`
-	PromptVersionID string                `json:"promptVersionId"`
-	Environment     string                `json:"environment"`
-	Status          string                `json:"status"`
-	StartedAt       time.Time             `json:"startedAt"`
-	CompletedAt     *time.Time            `json:"completedAt"`
-	Deadline        time.Time             `json:"deadline"`
-	Input           map[string]InputValue `json:"input"`
-	StartNodeID     *string               `json:"startNodeId"`
-	EndNodeID       *string               `json:"endNodeId"`
-	Steps           []*Step               `json:"steps"`
-	Output          *Step                 `json:"output"`
-	Error           *Error                `json:"error"`
-	Graph           *Graph                `json:"graph,omitempty"`
+	Summary
+	Input  map[string]InputValue `json:"input"`
+	Steps  []*Step               `json:"steps"`
+	Output *Step                 `json:"output"`
+	Graph  *Graph                `json:"graph,omitempty"`
 }

@@ -5,18 +5,9 @@ import "encoding/json"
 // view returns run as the API shows it, with the graph of w enriched by
 // the run's steps when w is not nil.
 func (s *Service) view(run *Run, w *Workflow) *View {
-	v := &View{ID: run.PublicID(), PromptID: run.CanvasID, PromptVersionID: run.VersionID,
-		Environment: run.Environment, Status: run.Status, StartedAt: run.CreatedAt.UTC(),
-		CompletedAt: run.CompletedAt, Deadline: run.Deadline.UTC(), Input: run.Input, Error: run.Error,
-		Steps: make([]*Step, len(run.Steps))}
+	v := &View{Summary: *summary(run), Input: run.Input, Steps: make([]*Step, len(run.Steps))}
 	if v.Input == nil {
 		v.Input = map[string]InputValue{}
-	}
-	if run.StartNodeID != "" {
-		v.StartNodeID = &run.StartNodeID
-	}
-	if run.EndNodeID != "" {
-		v.EndNodeID = &run.EndNodeID
 	}
 	for i, st := range run.Steps {
 		c := *st

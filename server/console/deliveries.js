@@ -2,29 +2,14 @@
 // with its status, its attempts on demand, and a Redeliver button.
 
 import { request, query } from "./api.js";
-import { h, table, when, badge, errorBox } from "./dom.js";
+import { h, table, when, badge, errorBox, filteredPages } from "./dom.js";
 
 const pageSize = 20;
 
 // deliveriesTab renders the log's first page and pages on from there.
 export async function deliveriesTab(app) {
-  const holder = h("div", { id: "deliveries", "data-testid": "deliveries" });
-  const status = h("select", { id: "deliveries-status", "data-testid": "deliveries-status" },
-    ["", "pending", "succeeded", "failed"].map((s) => h("option", { value: s }, s || "any")));
-  const load = async (offset) => {
-    try {
-      holder.replaceChildren(await deliveriesPage(app, status.value, offset, load));
-    } catch (err) {
-      holder.replaceChildren(errorBox(err));
-    }
-  };
-  status.addEventListener("change", () => load(0));
-  await load(0);
-  return h("div", null,
-    h("div", { className: "actions" },
-      h("label", { for: "deliveries-status" }, "Status"), status,
-      h("button", { type: "button", id: "deliveries-refresh", onclick: () => load(0) }, "Refresh")),
-    holder);
+  return filteredPages("deliveries", ["pending", "succeeded", "failed"],
+    (status, offset, load) => deliveriesPage(app, status, offset, load));
 }
 
 async function deliveriesPage(app, status, offset, load) {

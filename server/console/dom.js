@@ -64,3 +64,28 @@ export function errorBox(err) {
 export function badge(text, kind) {
   return h("span", { className: `badge ${kind || text}` }, text);
 }
+
+// filteredPages renders a paged list with a status filter and a Refresh
+// button: name prefixes the elements' ids ("runs" gives #runs,
+// #runs-status, #runs-refresh); page(status, offset, load) returns the node
+// of one page and calls load(offset) to show another. A failure to load
+// shows in the list only.
+export async function filteredPages(name, statuses, page) {
+  const holder = h("div", { id: name, "data-testid": name });
+  const status = h("select", { id: `${name}-status`, "data-testid": `${name}-status` },
+    ["", ...statuses].map((s) => h("option", { value: s }, s || "any")));
+  const load = async (offset) => {
+    try {
+      holder.replaceChildren(await page(status.value, offset, load));
+    } catch (err) {
+      holder.replaceChildren(errorBox(err));
+    }
+  };
+  status.addEventListener("change", () => load(0));
+  await load(0);
+  return h("div", null,
+    h("div", { className: "actions" },
+      h("label", { for: `${name}-status` }, "Status"), status,
+      h("button", { type: "button", id: `${name}-refresh`, onclick: () => load(0) }, "Refresh")),
+    holder);
+}

@@ -3,7 +3,7 @@
 // its input, or cancels the run.
 
 import { request, query } from "./api.js";
-import { h, table, when, badge, errorBox } from "./dom.js";
+import { h, table, when, badge, errorBox, filteredPages } from "./dom.js";
 
 const pageSize = 20;
 
@@ -23,23 +23,7 @@ const refreshMs = 1000;
 // there; titles names versions by id. A failure to list shows in the panel
 // only, so that the rest of the canvas view stands.
 export async function runsPanel(canvasId, titles) {
-  const holder = h("div", { id: "runs", "data-testid": "runs" });
-  const status = h("select", { id: "runs-status", "data-testid": "runs-status" },
-    ["", ...statuses].map((s) => h("option", { value: s }, s || "any")));
-  const load = async (offset) => {
-    try {
-      holder.replaceChildren(await runsPage(canvasId, titles, status.value, offset, load));
-    } catch (err) {
-      holder.replaceChildren(errorBox(err));
-    }
-  };
-  status.addEventListener("change", () => load(0));
-  await load(0);
-  return h("div", null,
-    h("div", { className: "actions" },
-      h("label", { for: "runs-status" }, "Status"), status,
-      h("button", { type: "button", id: "runs-refresh", onclick: () => load(0) }, "Refresh")),
-    holder);
+  return filteredPages("runs", statuses, (status, offset, load) => runsPage(canvasId, titles, status, offset, load));
 }
 
 async function runsPage(canvasId, titles, status, offset, load) {
