@@ -1,6 +1,7 @@
 package workflow_test
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -46,4 +47,25 @@ func TestDocsTransitionTable(t *testing.T) {
 		assert.True(t, matched, "row %d: %q does not describe %s", i, rows[i][1], tr.Trigger)
 		assert.Equal(t, tr.To, rows[i][2], "row %d", i)
 	}
+}
+
+// TestDocsExample compiles the example of docs/workflows.md with the
+// built-in actions, so that the documented specification stays valid.
+func TestDocsExample(t *testing.T) {
+	raw, err := os.ReadFile("../docs/workflows.md")
+	require.NoError(t, err)
+	_, rest, ok := strings.Cut(string(raw), "```json\n")
+	require.True(t, ok)
+	example, _, ok := strings.Cut(rest, "```")
+	require.True(t, ok)
+	var body struct {
+		IsWorkflow   bool            `json:"isWorkflow"`
+		WorkflowSpec json.RawMessage `json:"workflowSpec"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(example), &body))
+	assert.True(t, body.IsWorkflow)
+	w, err := workflow.Compile(body.WorkflowSpec, workflow.Builtins(workflow.BuiltinOptions{}))
+	require.NoError(t, err)
+	assert.Len(t, w.Nodes, 7)
+	assert.Equal(t, "start", w.Start.ID)
 }
