@@ -1,8 +1,10 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"log/slog"
+	"strconv"
 
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
@@ -27,6 +29,34 @@ func providers(cfg config) (*completion.Registry, error) {
 	return reg, nil
 }
 
+// defaultWorkerConcurrency is how many jobs the worker runs at once unless
+// configured: jobs mostly wait (on a model, a webhook receiver, a workflow
+// run's steps), and a workflow run holds its slot while it runs.
+const defaultWorkerConcurrency = 16
+
+// workerConfig is the queue worker's part of the configuration.
+type workerConfig struct {
+	// WorkerConcurrency bounds the jobs the worker runs at once
+	// (--worker-concurrency, CANVAS_WORKER_CONCURRENCY).
+	WorkerConcurrency int
+}
+
+// workerFlags registers the worker's flags, with their environment
+// variables as defaults; a malformed environment value is an error.
+func (c *workerConfig) workerFlags(fs *flag.FlagSet, env func(string) string) error {
+	n := defaultWorkerConcurrency
+	if v := env("CANVAS_WORKER_CONCURRENCY"); v != "" {
+		i, err := strconv.Atoi(v)
+		if err != nil || i <= 0 {
+			return fmt.Errorf("CANVAS_WORKER_CONCURRENCY: %q is not a positive number", v)
+		}
+		n = i
+	}
+	fs.IntVar(&c.WorkerConcurrency, "worker-concurrency", n,
+		"how many background `jobs` run at once (env CANVAS_WORKER_CONCURRENCY)")
+	return nil
+}
+
 // completions builds the completion service and the queue worker that runs
 // its background jobs (async completions, tasks) and delivers webhook
 // notifications. The service wakes the worker after each enqueue. File
@@ -39,7 +69,7 @@ func completions(cfg config, db store.Store, envs *env.Service, files *vault.Ser
 	if err != nil {
 		return nil, nil, err
 	}
-	worker := queue.NewWorker(db, queue.WorkerOptions{Logger: logger})
+	worker := queue.NewWorker(db, queue.WorkerOptions{Logger: logger, Concurrency: cfg.WorkerConcurrency})
 	svc := completion.NewService(completion.Options{Store: db, Canvases: db, Environments: envs,
 		Providers: reg, Notify: worker.Notify, Notifier: notifier, Workflows: workflows,
 		Files: completion.FileOptions{Vault: completion.VaultFiles(files),

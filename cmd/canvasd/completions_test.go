@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -108,4 +109,29 @@ func TestRun_Completions(t *testing.T) {
 		require.FailNow(t, "no webhook notification")
 	}
 	require.NoError(t, d.stop())
+}
+
+func TestWorkerConfig_Flags(t *testing.T) {
+	parse := func(vars map[string]string, args ...string) (config, error) {
+		var c config
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		if err := c.serveFlags(fs, getenv(vars)); err != nil {
+			return c, err
+		}
+		return c, fs.Parse(args)
+	}
+	c, err := parse(nil)
+	require.NoError(t, err)
+	assert.Equal(t, defaultWorkerConcurrency, c.WorkerConcurrency)
+	c, err = parse(map[string]string{"CANVAS_WORKER_CONCURRENCY": "32"})
+	require.NoError(t, err)
+	assert.Equal(t, 32, c.WorkerConcurrency)
+	c, err = parse(map[string]string{"CANVAS_WORKER_CONCURRENCY": "32"}, "--worker-concurrency", "2")
+	require.NoError(t, err)
+	assert.Equal(t, 2, c.WorkerConcurrency, "the flag wins")
+	for _, v := range []string{"many", "0", "-3"} {
+		_, err := parse(map[string]string{"CANVAS_WORKER_CONCURRENCY": v})
+		assert.Error(t, err, v)
+	}
 }

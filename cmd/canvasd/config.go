@@ -52,6 +52,8 @@ type config struct {
 	applicationConfig
 	// retentionConfig holds how long ended records are kept.
 	retentionConfig
+	// workerConfig holds the queue worker's settings (completions.go).
+	workerConfig
 }
 
 // retentionConfig holds the retention of each kind of ended record; zero
@@ -195,6 +197,9 @@ func (c *config) serveFlags(fs *flag.FlagSet, env func(string) string) error {
 		return err
 	}
 	if err := c.retentionFlags(fs, env); err != nil {
+		return err
+	}
+	if err := c.workerFlags(fs, env); err != nil {
 		return err
 	}
 	return c.fileFlags(fs, env)
