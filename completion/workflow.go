@@ -133,12 +133,15 @@ func workflowRun(workspaceID string, res *WorkflowResult) *Run {
 
 // Statuses of workflow runs that a completion run tells apart.
 const (
-	workflowPending   = "pending"
-	workflowCompleted = "completed"
+	workflowPending          = "pending"
+	workflowCompleted        = "completed"
+	workflowWaitingForReview = "waiting-for-review"
+	workflowRequiresAction   = "requires-action"
 )
 
-// Paused reports whether Run returned a workflow run that waits for a
+// Paused reports whether r stands for a workflow run that waits for a
 // review or an action.
 func (r *Run) Paused() bool {
-	return r.Kind == KindWorkflow && !r.Async && r.Status == StatusRunning
+	return r.Kind == KindWorkflow && (r.WorkflowStatus == workflowWaitingForReview ||
+		r.WorkflowStatus == workflowRequiresAction)
 }
