@@ -14,11 +14,10 @@ import (
 	"io"
 	"log"
 	"os"
-	"path/filepath"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
-	"github.com/promptcanvas/promptcanvas/store/sqlite"
+	"github.com/promptcanvas/promptcanvas/examples/internal/demo"
 )
 
 func main() {
@@ -31,29 +30,15 @@ func main() {
 // holds titles, positions and states only, never ids or times, so it is the
 // same on every run.
 func run(ctx context.Context, w io.Writer) error {
-	dir, err := os.MkdirTemp("", "canvas-embed")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "canvas.db"))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-
 	// A new database gets the default workspace and an admin API key, as
 	// canvasd does on its first start. In-process, the caller is a
 	// Principal put in the context: here an admin user of that workspace.
-	if _, _, err := canvas.Bootstrap(ctx, db, ""); err != nil {
-		return err
-	}
-	ws, err := db.GetWorkspaceByName(ctx, canvas.DefaultWorkspaceName)
+	d, ctx, err := demo.Open(ctx, "embed", canvas.RoleAdmin)
 	if err != nil {
 		return err
 	}
-	ctx = canvas.NewContext(ctx, &canvas.Principal{WorkspaceID: ws.ID, UserID: "ada", Role: canvas.RoleAdmin})
+	defer d.Close()
+	db, ws := d.DB, d.Workspace
 
 	canvases := canvas.NewService(db)
 	envs := env.NewService(db, db)

@@ -25,8 +25,8 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/examples/internal/demo"
 	"github.com/promptcanvas/promptcanvas/server"
-	"github.com/promptcanvas/promptcanvas/store/sqlite"
 	"github.com/promptcanvas/promptcanvas/vault"
 )
 
@@ -42,28 +42,21 @@ func main() {
 // run does the walk-through and writes its report to w. The report holds
 // no ids or times, so it is the same on every run.
 func run(ctx context.Context, w io.Writer) error {
-	dir, err := os.MkdirTemp("", "canvas-files")
+	// The calls go over HTTP with the admin API key Bootstrap creates, not
+	// as the Principal in the context.
+	d, _, err := demo.Open(ctx, "files", canvas.RoleAdmin)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "canvas.db"))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	_, token, err := canvas.Bootstrap(ctx, db, "")
-	if err != nil {
-		return err
-	}
+	defer d.Close()
+	db := d.DB
 
 	// The upload URLs the vault signs start with the server's address, so
 	// the test server starts first and gets its handler right after.
 	var handler http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	defer srv.Close()
-	blobs, err := vault.NewFSBlobs(filepath.Join(dir, "files"))
+	blobs, err := vault.NewFSBlobs(filepath.Join(d.Dir, "files"))
 	if err != nil {
 		return err
 	}
@@ -77,7 +70,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	c := client{base: srv.URL, token: token}
+	c := client{base: srv.URL, token: d.AdminToken}
 
 	// A canvas whose prompt reads one file.
 	var project, cv, version struct{ ID string }

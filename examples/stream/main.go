@@ -14,12 +14,11 @@ import (
 	"io"
 	"log"
 	"os"
-	"path/filepath"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
-	"github.com/promptcanvas/promptcanvas/store/sqlite"
+	"github.com/promptcanvas/promptcanvas/examples/internal/demo"
 )
 
 func main() {
@@ -31,25 +30,12 @@ func main() {
 // run does the walk-through and writes its report to w. The report holds
 // no ids or times, so it is the same on every run.
 func run(ctx context.Context, w io.Writer) error {
-	dir, err := os.MkdirTemp("", "canvas-stream")
+	d, ctx, err := demo.Open(ctx, "stream", canvas.RoleAdmin)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "canvas.db"))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if _, _, err := canvas.Bootstrap(ctx, db, ""); err != nil {
-		return err
-	}
-	ws, err := db.GetWorkspaceByName(ctx, canvas.DefaultWorkspaceName)
-	if err != nil {
-		return err
-	}
-	ctx = canvas.NewContext(ctx, &canvas.Principal{WorkspaceID: ws.ID, UserID: "ada", Role: canvas.RoleAdmin})
+	defer d.Close()
+	db := d.DB
 
 	canvases := canvas.NewService(db)
 	envs := env.NewService(db, db)

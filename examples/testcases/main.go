@@ -14,14 +14,13 @@ import (
 	"io"
 	"log"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/examples/internal/demo"
 	"github.com/promptcanvas/promptcanvas/queue"
-	"github.com/promptcanvas/promptcanvas/store/sqlite"
 	"github.com/promptcanvas/promptcanvas/testcase"
 )
 
@@ -37,10 +36,12 @@ type services struct {
 	canvases    *canvas.Service
 	testCases   *testcase.Service
 	generations *testcase.GenerationService
-	worker      *queue.Worker
 }
 
-func wire(db *sqlite.DB) *services {
+// wire builds the services on d's store and runs their worker until d
+// closes.
+func wire(ctx context.Context, d *demo.Demo) *services {
+	db := d.DB
 	worker := queue.NewWorker(db, queue.WorkerOptions{PollInterval: 10 * time.Millisecond})
 	completions := completion.NewService(completion.Options{Store: db, Canvases: db,
 		Environments: env.NewService(db, db), Providers: completion.NewRegistry(completion.NewEcho(completion.EchoOptions{})),
@@ -49,40 +50,20 @@ func wire(db *sqlite.DB) *services {
 	generations := testcase.NewGenerationService(testcase.GenerationOptions{TestCases: testCases, Store: db,
 		Runner: completions, Notify: worker.Notify, Cancel: worker.Cancel})
 	worker.Handle(testcase.JobKindGenerate, generations.HandleJob)
-	return &services{canvases: canvas.NewService(db), testCases: testCases, generations: generations, worker: worker}
+	d.RunWorker(ctx, worker)
+	return &services{canvases: canvas.NewService(db), testCases: testCases, generations: generations}
 }
 
 // run does the whole walk-through and writes its report to w. The report
 // holds titles, counts and outputs only, never ids or times, so it is the
 // same on every run.
 func run(ctx context.Context, w io.Writer) error {
-	dir, err := os.MkdirTemp("", "canvas-testcases")
+	d, ctx, err := demo.Open(ctx, "testcases", canvas.RoleAdmin)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "canvas.db"))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if _, _, err := canvas.Bootstrap(ctx, db, ""); err != nil {
-		return err
-	}
-	ws, err := db.GetWorkspaceByName(ctx, canvas.DefaultWorkspaceName)
-	if err != nil {
-		return err
-	}
-	ctx = canvas.NewContext(ctx, &canvas.Principal{WorkspaceID: ws.ID, UserID: "ada", Role: canvas.RoleAdmin})
-
-	s := wire(db)
-	workerCtx, stopWorker := context.WithCancel(ctx)
-	workerDone := make(chan error, 1)
-	go func() { workerDone <- s.worker.Run(workerCtx) }()
-	defer func() {
-		stopWorker()
-		<-workerDone
-	}()
+	defer d.Close()
+	s := wire(ctx, d)
 
 	project, err := s.canvases.CreateProject(ctx, canvas.CreateProjectParams{Name: "Geography"})
 	if err != nil {

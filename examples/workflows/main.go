@@ -16,14 +16,13 @@ import (
 	"io"
 	"log"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/examples/internal/demo"
 	"github.com/promptcanvas/promptcanvas/queue"
-	"github.com/promptcanvas/promptcanvas/store/sqlite"
 	"github.com/promptcanvas/promptcanvas/workflow"
 )
 
@@ -74,7 +73,6 @@ type services struct {
 	canvases    *canvas.Service
 	completions *completion.Service
 	workflows   *workflow.Service
-	worker      *queue.Worker
 }
 
 // models lets the workflow service call the completion service, which is
@@ -85,7 +83,10 @@ func (m *models) Call(ctx context.Context, workspaceID string, req completion.Ru
 	return m.svc.Call(ctx, workspaceID, req)
 }
 
-func wire(db *sqlite.DB) *services {
+// wire builds the services on d's store and runs their worker until d
+// closes.
+func wire(ctx context.Context, d *demo.Demo) *services {
+	db := d.DB
 	worker := queue.NewWorker(db, queue.WorkerOptions{PollInterval: 10 * time.Millisecond})
 	llm := &models{}
 	workflows := workflow.NewService(workflow.Options{Store: db, Canvases: db,
@@ -96,41 +97,21 @@ func wire(db *sqlite.DB) *services {
 	llm.svc = completions
 	worker.Handle(workflow.JobKindRun, workflows.HandleJob)
 	worker.Handle(workflow.JobKindDeadline, workflows.HandleDeadline)
+	d.RunWorker(ctx, worker)
 	return &services{canvases: canvas.NewService(db, canvas.WithWorkflows(workflows)), completions: completions,
-		workflows: workflows, worker: worker}
+		workflows: workflows}
 }
 
 // run does the whole walk-through and writes its report to w. The report
 // holds names, statuses and outputs only, never ids or times, so it is the
 // same on every run.
 func run(ctx context.Context, w io.Writer) error {
-	dir, err := os.MkdirTemp("", "canvas-workflows")
+	d, ctx, err := demo.Open(ctx, "workflows", canvas.RoleEditor)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "canvas.db"))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if _, _, err := canvas.Bootstrap(ctx, db, ""); err != nil {
-		return err
-	}
-	ws, err := db.GetWorkspaceByName(ctx, canvas.DefaultWorkspaceName)
-	if err != nil {
-		return err
-	}
-	ctx = canvas.NewContext(ctx, &canvas.Principal{WorkspaceID: ws.ID, UserID: "ada", Role: canvas.RoleEditor})
-
-	s := wire(db)
-	workerCtx, stopWorker := context.WithCancel(ctx)
-	workerDone := make(chan error, 1)
-	go func() { workerDone <- s.worker.Run(workerCtx) }()
-	defer func() {
-		stopWorker()
-		<-workerDone
-	}()
+	defer d.Close()
+	s := wire(ctx, d)
 
 	c, err := s.canvases.CreateCanvas(ctx, canvas.CreateCanvasParams{Title: "Product notes"})
 	if err != nil {
