@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -112,15 +111,7 @@ func TestRun_Completions(t *testing.T) {
 }
 
 func TestWorkerConfig_Flags(t *testing.T) {
-	parse := func(vars map[string]string, args ...string) (config, error) {
-		var c config
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		if err := c.serveFlags(fs, getenv(vars)); err != nil {
-			return c, err
-		}
-		return c, fs.Parse(args)
-	}
+	parse := parseServe
 	c, err := parse(nil)
 	require.NoError(t, err)
 	assert.Equal(t, defaultWorkerConcurrency, c.WorkerConcurrency)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"flag"
-	"io"
 	"testing"
 
 	"github.com/promptcanvas/promptcanvas/webhook"
@@ -11,13 +9,7 @@ import (
 )
 
 func TestDeliveryConfig_Flags(t *testing.T) {
-	parse := func(vars map[string]string) (config, error) {
-		var c config
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		err := c.serveFlags(fs, func(name string) string { return vars[name] })
-		return c, err
-	}
+	parse := func(vars map[string]string) (config, error) { return parseServe(vars) }
 	t.Run("Default", func(t *testing.T) {
 		c, err := parse(nil)
 		require.NoError(t, err)

@@ -65,6 +65,18 @@ func getenv(vars map[string]string) func(string) string {
 	return func(name string) string { return vars[name] }
 }
 
+// parseServe reads the serve subcommand's configuration from the
+// environment variables vars and the flags args.
+func parseServe(vars map[string]string, args ...string) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if err := c.serveFlags(fs, getenv(vars)); err != nil {
+		return c, err
+	}
+	return c, fs.Parse(args)
+}
+
 // daemon is canvasd serving in-process.
 type daemon struct {
 	URL    string

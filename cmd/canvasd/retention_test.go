@@ -2,8 +2,6 @@ package main
 
 import (
 	"database/sql"
-	"flag"
-	"io"
 	"path/filepath"
 	"testing"
 	"time"
@@ -16,15 +14,7 @@ import (
 
 func TestRetentionConfig_Flags(t *testing.T) {
 	const day = 24 * time.Hour
-	parse := func(vars map[string]string, args ...string) (config, error) {
-		var c config
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		if err := c.serveFlags(fs, getenv(vars)); err != nil {
-			return c, err
-		}
-		return c, fs.Parse(args)
-	}
+	parse := parseServe
 	t.Run("Default", func(t *testing.T) {
 		c, err := parse(nil)
 		require.NoError(t, err)
