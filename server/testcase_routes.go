@@ -82,12 +82,7 @@ type updateTestCaseRequest struct {
 func (b *updateTestCaseRequest) update() testcase.Update {
 	upd := testcase.Update{Title: b.Title}
 	if b.Messages.Set {
-		v := b.Messages.Value
-		if b.Messages.Null {
-			v = nil
-		} else if v == nil {
-			v = []testcase.Message{}
-		}
+		v := nilIfNullSlice(b.Messages.Value, b.Messages.Null)
 		upd.Messages = &v
 	}
 	if b.Variables.Set {
@@ -99,12 +94,7 @@ func (b *updateTestCaseRequest) update() testcase.Update {
 		upd.VariablesRichContent = &v
 	}
 	if b.Files.Set {
-		v := b.Files.Value
-		if b.Files.Null {
-			v = nil
-		} else if v == nil {
-			v = []testcase.File{}
-		}
+		v := nilIfNullSlice(b.Files.Value, b.Files.Null)
 		upd.Files = &v
 	}
 	if b.ExpectedOutput.Set {
@@ -140,6 +130,18 @@ func nilIfNull[K comparable, V any](m map[K]V, null bool, empty map[K]V) map[K]V
 		return empty
 	}
 	return m
+}
+
+// nilIfNullSlice is nilIfNull for a list: nil for an explicit null, an
+// empty list for an absent value.
+func nilIfNullSlice[T any](s []T, null bool) []T {
+	switch {
+	case null:
+		return nil
+	case s == nil:
+		return []T{}
+	}
+	return s
 }
 
 func (s *Server) handleUpdateTestCase(w http.ResponseWriter, r *http.Request) error {
