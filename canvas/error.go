@@ -21,7 +21,17 @@ const (
 	ERATELIMITED       = "RATE_LIMITED"
 	EUNAUTHORIZED      = "UNAUTHORIZED"
 	EPROVIDER          = "PROVIDER_ERROR"
-	ETIMEOUT           = "TIMEOUT" // a workflow run that reached its deadline
+	// ETIMEOUT is a run (a workflow run, a model call) that reached its
+	// deadline.
+	ETIMEOUT = "TIMEOUT"
+	// ECANCELLED is work stopped before it finished: a caller that went
+	// away, a cancelled run or step.
+	ECANCELLED = "CANCELLED"
+	// EREJECTED is a workflow run that a review rejected.
+	EREJECTED = "REJECTED"
+	// ENOOUTPUT is a workflow run that ended with no step left to give
+	// its output.
+	ENOOUTPUT = "NO_OUTPUT"
 )
 
 // Error is the one error type of the domain. Code is machine-readable,

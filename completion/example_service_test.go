@@ -9,6 +9,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
 )
 
@@ -33,7 +34,7 @@ func Example_service() {
 
 	canvases, envs := canvas.NewService(db), env.NewService(db, db)
 	svc := completion.NewService(completion.Options{Store: db, Canvases: db, Environments: envs,
-		Providers: completion.NewRegistry(completion.NewEcho(completion.EchoOptions{}))})
+		Models: model.NewCaller(model.Options{})})
 
 	c, _ := canvases.CreateCanvas(ctx, canvas.CreateCanvasParams{Title: "Greeter"})
 	v, _ := canvases.CreateVersion(ctx, canvas.CreateVersionParams{PromptID: c.ID,

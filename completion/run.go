@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
@@ -28,10 +29,6 @@ const (
 	JobKindTask       = "task.run"
 )
 
-// ErrCodeCancelled is the error code recorded on a run whose caller went
-// away (a streaming client that disconnected) before the model finished.
-const ErrCodeCancelled = "CANCELLED"
-
 // Run is the record of one execution: a completion of a canvas version, or a
 // one-off task. Every run is recorded, sync and streamed ones once answered,
 // async ones from the moment they are accepted.
@@ -51,13 +48,13 @@ type Run struct {
 	Async          bool   `json:"async"`
 	// Request is everything needed to execute the run later: the rendered
 	// messages and the effective settings.
-	Request RunRequest `json:"-"`
+	Request model.Request `json:"-"`
 	// Result is the completion response of a completed run.
 	Result *Response `json:"result,omitempty"`
 	// Error says why a failed run failed.
-	Error     *RunError `json:"error,omitempty"`
-	Usage     Usage     `json:"usage"`
-	LatencyMs int64     `json:"latencyMs"`
+	Error     *RunError   `json:"error,omitempty"`
+	Usage     model.Usage `json:"usage"`
+	LatencyMs int64       `json:"latencyMs"`
 	// WebhookURL receives the notification when the run finishes, with
 	// ForwardHeaders; both are kept with the run so that a restart still
 	// delivers them.
@@ -72,24 +69,9 @@ type Run struct {
 // Terminal reports whether the run has finished.
 func (r *Run) Terminal() bool { return r.Status == StatusCompleted || r.Status == StatusFailed }
 
-// RunRequest is the resolved model request of a run, stored with it.
-type RunRequest struct {
-	Messages         []Message                `json:"messages"`
-	Model            string                   `json:"model"`
-	Temperature      *float64                 `json:"temperature,omitempty"`
-	MaxTokens        *int                     `json:"maxTokens,omitempty"`
-	TopP             *float64                 `json:"topP,omitempty"`
-	StructuredOutput *canvas.StructuredOutput `json:"structuredOutput,omitempty"`
-}
-
-// providerRequest is the Request a provider answers for rr.
-func (rr *RunRequest) providerRequest() Request {
-	return Request{Messages: rr.Messages, Model: rr.Model, Temperature: rr.Temperature,
-		MaxTokens: rr.MaxTokens, TopP: rr.TopP, StructuredOutput: rr.StructuredOutput}
-}
-
 // RunError is the error of a failed run: a canvas error code (or
-// ErrCodeCancelled), a message safe to show, and the details.
+// canvas.ECANCELLED for a run whose caller went away before the model
+// finished), a message safe to show, and the details.
 type RunError struct {
 	Code    string          `json:"code"`
 	Message string          `json:"message"`
@@ -98,11 +80,7 @@ type RunError struct {
 
 // Err returns the run error as a *canvas.Error.
 func (e *RunError) Err() error {
-	code := e.Code
-	if code == ErrCodeCancelled {
-		code = canvas.EPROVIDER
-	}
-	return &canvas.Error{Code: code, Message: e.Message, Details: e.Details}
+	return &canvas.Error{Code: e.Code, Message: e.Message, Details: e.Details}
 }
 
 // runError turns err into the RunError recorded on a failed run, never
@@ -115,13 +93,13 @@ func runError(err error) *RunError {
 // assistant message, plus the token usage, the version that ran and the
 // model that answered.
 type Response struct {
-	ID        string   `json:"id"`
-	Object    string   `json:"object"`
-	Created   int64    `json:"created"`
-	Choices   []Choice `json:"choices"`
-	Usage     Usage    `json:"usage"`
-	VersionID string   `json:"versionId,omitempty"`
-	Model     string   `json:"model,omitempty"`
+	ID        string      `json:"id"`
+	Object    string      `json:"object"`
+	Created   int64       `json:"created"`
+	Choices   []Choice    `json:"choices"`
+	Usage     model.Usage `json:"usage"`
+	VersionID string      `json:"versionId,omitempty"`
+	Model     string      `json:"model,omitempty"`
 }
 
 // Choice is one answer of a completion response.
@@ -152,7 +130,7 @@ const (
 )
 
 // newResponse is the completion response of run id for res.
-func newResponse(id string, created time.Time, versionID string, res *Result) *Response {
+func newResponse(id string, created time.Time, versionID string, res *model.Result) *Response {
 	return &Response{
 		ID: id, Object: ResponseObject, Created: created.Unix(),
 		Choices: []Choice{{Message: ChoiceMessage{Role: canvas.RoleAssistant, Content: Content{Text: res.Text}},

@@ -8,7 +8,9 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/webhook"
+	"github.com/promptcanvas/promptcanvas/workflow"
 )
 
 // Options wire a Service. Store, Canvases, Environments and Providers are
@@ -20,20 +22,19 @@ type Options struct {
 	Canvases canvas.Store
 	// Environments resolves environment names and the promoted version.
 	Environments *env.Service
-	// Providers maps model names to back ends.
-	Providers *Registry
+	// Models makes the model calls: providers, file resolution and
+	// structured output checks, shared with the llm steps of workflows.
+	Models *model.Caller
 	// Notify, when set, is called after a job is enqueued, to wake the
 	// queue worker so that the work starts at once.
 	Notify func()
-	// Files resolves file variables: vault:// addresses and public URLs.
-	Files FileOptions
 	// Notifier resolves application_id targets and notifies the
 	// application's subscription when such a run finishes; nil makes every
 	// application NOT_FOUND.
 	Notifier *webhook.Notifier
 	// Workflows runs the workflow versions a completion targets; nil makes
 	// such a completion VALIDATION.
-	Workflows Workflows
+	Workflows *workflow.Service
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// NewID returns run ids; nil means version 7 UUIDs, which sort by
@@ -50,11 +51,10 @@ type Service struct {
 	store     Store
 	canvases  canvas.Store
 	envs      *env.Service
-	providers *Registry
+	models    *model.Caller
 	notify    func()
-	files     *FileResolver
 	notifier  *webhook.Notifier
-	workflows Workflows
+	workflows *workflow.Service
 	now       func() time.Time
 	newID     func() string
 }
@@ -68,7 +68,7 @@ func newRunID() string {
 // NewService returns a Service.
 func NewService(opts Options) *Service {
 	s := &Service{store: opts.Store, canvases: opts.Canvases, envs: opts.Environments,
-		providers: opts.Providers, notify: opts.Notify, files: NewFileResolver(opts.Files), notifier: opts.Notifier, workflows: opts.Workflows, now: opts.Now,
+		models: opts.Models, notify: opts.Notify, notifier: opts.Notifier, workflows: opts.Workflows, now: opts.Now,
 		newID: opts.NewID}
 	if s.now == nil {
 		s.now = time.Now
@@ -109,13 +109,13 @@ type RunParams struct {
 	Messages []string
 	// Conversation is appended after Messages with its own roles, unrendered:
 	// the messages of a test case.
-	Conversation []Message
+	Conversation []model.Message
 	// Settings override the version's configuration.
 	Settings *Settings
 	// Stream, when set, receives the output chunk by chunk. Started, when
 	// set, is called once the run is resolved and before the model is
 	// called, with the run's id and creation time; no chunk comes before.
-	Stream  func(Chunk) error
+	Stream  func(model.Chunk) error
 	Started func(r *Run)
 	// Async (or a WebhookURL) accepts the run and executes it in the
 	// background: Run returns the queued run at once.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
@@ -35,7 +36,7 @@ func (s *Service) HandleJob(ctx context.Context, j *queue.Job) error {
 	if err != nil && ctx.Err() != nil {
 		return err // the worker stops or lost the lease: the job runs again
 	}
-	var oe *outputError
+	var oe *model.OutputError
 	last := j.MaxAttempts > 0 && j.Attempts >= j.MaxAttempts
 	if err != nil && !errors.As(err, &oe) && canvas.ErrorCode(err) == canvas.EPROVIDER && !last {
 		return err

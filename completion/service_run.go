@@ -2,13 +2,13 @@ package completion
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
@@ -68,7 +68,7 @@ func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 		return nil, err
 	}
 	if run.Async {
-		if err := s.files.Check(ctx, run.WorkspaceID, run.Request.Messages); err != nil {
+		if err := s.models.Check(ctx, run.WorkspaceID, run.Request); err != nil {
 			return nil, err
 		}
 		job := &queue.Job{WorkspaceID: run.WorkspaceID, Kind: JobKindCompletion, RefID: run.ID,
@@ -79,7 +79,7 @@ func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 		s.notify()
 		return run, nil
 	}
-	req, err := s.request(ctx, run)
+	req, err := s.models.Resolve(ctx, run.WorkspaceID, run.Request)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 		params.Started(run)
 	}
 	start := time.Now()
-	res, err := s.call(ctx, req, params.Stream)
+	res, err := s.models.Send(ctx, req, params.Stream)
 	s.finish(run, res, err, time.Since(start))
 	notify, nerr := s.notification(ctx, run, true)
 	if nerr != nil {
@@ -123,7 +123,7 @@ func (s *Service) target(ctx context.Context, p *canvas.Principal, params *RunPa
 // prepare resolves the provider of ver, renders its messages, and returns
 // the run to record, not yet stored.
 func (s *Service) prepare(p *canvas.Principal, params RunParams, ver *canvas.Version, envName string) (*Run, error) {
-	rendered, err := Render(ver.Messages, ver.Variables, params.Variables)
+	rendered, err := model.Render(ver.Messages, ver.Variables, params.Variables)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func (s *Service) prepare(p *canvas.Principal, params RunParams, ver *canvas.Ver
 	if err != nil {
 		return nil, err
 	}
-	rr.Messages = append(WithUserMessages(rendered, params.Messages...), params.Conversation...)
+	rr.Messages = append(model.WithUserMessages(rendered, params.Messages...), params.Conversation...)
 	now := s.now().UTC()
 	return &Run{
 		ID: s.newID(), WorkspaceID: p.WorkspaceID, Kind: KindCompletion, CanvasID: params.CanvasID,
@@ -230,8 +230,8 @@ func (s *Service) application(ctx context.Context, p *canvas.Principal, params *
 // settings merges the override over the version's configuration and checks
 // that a provider serves the model and that a structured output schema
 // given in the override compiles.
-func (s *Service) settings(cfg canvas.Configuration, o *Settings) (*RunRequest, error) {
-	rr := &RunRequest{Model: cfg.Model, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens,
+func (s *Service) settings(cfg canvas.Configuration, o *Settings) (*model.Request, error) {
+	rr := &model.Request{Model: cfg.Model, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens,
 		TopP: cfg.TopP, StructuredOutput: cfg.StructuredOutput}
 	modelPath := "/json/configuration/model"
 	if o != nil {
@@ -249,7 +249,7 @@ func (s *Service) settings(cfg canvas.Configuration, o *Settings) (*RunRequest, 
 		}
 		if so := o.StructuredOutput; so != nil {
 			if so.Enabled && len(so.Schema) > 0 {
-				if _, err := CompileSchemaAt("/json/settings/structuredOutput/schema", so.Schema); err != nil {
+				if _, err := model.CompileSchemaAt("/json/settings/structuredOutput/schema", so.Schema); err != nil {
 					return nil, err
 				}
 			}
@@ -257,84 +257,24 @@ func (s *Service) settings(cfg canvas.Configuration, o *Settings) (*RunRequest, 
 		}
 	}
 	if rr.Model == "" {
-		rr.Model = EchoModel
+		rr.Model = model.EchoModel
 	}
-	if _, err := s.providers.Resolve(rr.Model); err != nil {
+	if _, err := s.models.Providers().Resolve(rr.Model); err != nil {
 		return nil, canvas.Invalid(canvas.ErrorMessage(err),
 			canvas.Detail{Path: modelPath, Message: "no model provider serves this model"})
 	}
 	return rr, nil
 }
 
-// execute resolves run's files and calls the model for it (see call).
-func (s *Service) execute(ctx context.Context, run *Run, emit func(Chunk) error) (*Result, error) {
-	req, err := s.request(ctx, run)
-	if err != nil {
-		return nil, err
-	}
-	return s.call(ctx, req, emit)
+// execute calls the model for run (model.Caller.Call): its files are
+// resolved in the run's workspace, since runs store file addresses only and
+// every execution reads the files again.
+func (s *Service) execute(ctx context.Context, run *Run, emit func(model.Chunk) error) (*model.Result, error) {
+	return s.models.Call(ctx, run.WorkspaceID, run.Request, emit)
 }
-
-// request is the provider request of run, its files resolved in the run's
-// workspace: runs store file addresses only, and every execution reads the
-// files again.
-func (s *Service) request(ctx context.Context, run *Run) (Request, error) {
-	req := run.Request.providerRequest()
-	if HasFileRefs(req.Messages) {
-		msgs, err := s.files.Resolve(ctx, run.WorkspaceID, req.Messages)
-		if err != nil {
-			return req, err
-		}
-		req.Messages = msgs
-	}
-	return req, nil
-}
-
-// call calls the model for req, streaming to emit when it is set, and
-// checks the output against the structured output schema.
-func (s *Service) call(ctx context.Context, req Request, emit func(Chunk) error) (*Result, error) {
-	var schema *Schema
-	if req.structured() {
-		var err error
-		if schema, err = CompileSchema(req.StructuredOutput.Schema); err != nil {
-			return nil, err
-		}
-	}
-	prov, err := s.providers.Resolve(req.Model)
-	if err != nil {
-		return nil, err
-	}
-	var res *Result
-	if emit != nil {
-		res, err = prov.Stream(ctx, req, emit)
-	} else {
-		res, err = prov.Complete(ctx, req)
-	}
-	if err != nil {
-		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-			return nil, &canvas.Error{Code: ErrCodeCancelled, Message: "The caller went away before the model finished.", Err: err}
-		}
-		if canvas.ErrorCode(err) == canvas.EINTERNAL {
-			return nil, &canvas.Error{Code: canvas.EPROVIDER, Message: "The model back end failed.", Err: err}
-		}
-		return nil, err
-	}
-	if schema != nil {
-		if err := schema.Validate(res.Text); err != nil {
-			return res, &outputError{err}
-		}
-	}
-	return res, nil
-}
-
-// outputError marks a structured output mismatch: the model answered, so
-// executing again is not expected to help.
-type outputError struct{ error }
-
-func (e *outputError) Unwrap() error { return e.error }
 
 // finish records the outcome of an execution on run.
-func (s *Service) finish(run *Run, res *Result, err error, latency time.Duration) {
+func (s *Service) finish(run *Run, res *model.Result, err error, latency time.Duration) {
 	now := s.now().UTC()
 	run.LatencyMs = latency.Milliseconds()
 	run.UpdatedAt, run.CompletedAt = now, &now

@@ -11,6 +11,8 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/internal/testfiles"
+	"github.com/promptcanvas/promptcanvas/model"
 )
 
 // TestService_RunRecords checks the records of sync runs: ids are version 7
@@ -18,10 +20,10 @@ import (
 // and every run, alone or concurrent with others sharing its commit, reads
 // back as it was returned.
 func TestService_RunRecords(t *testing.T) {
-	f := newFilesFixture(t)
+	f := testfiles.New(t)
 	canvases, envs := canvas.NewService(f.DB), env.NewService(f.DB, f.DB)
 	svc := completion.NewService(completion.Options{Store: f.DB, Canvases: f.DB, Environments: envs,
-		Providers: completion.NewRegistry(completion.NewEcho(completion.EchoOptions{}))})
+		Models: model.NewCaller(model.Options{})})
 	c, err := canvases.CreateCanvas(f.Ctx, canvas.CreateCanvasParams{Title: "Greeter"})
 	require.NoError(t, err)
 	v, err := canvases.CreateVersion(f.Ctx, canvas.CreateVersionParams{PromptID: c.ID,

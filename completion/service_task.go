@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
 )
 
@@ -26,22 +27,22 @@ func (s *Service) RunTask(ctx context.Context, params TaskParams) (*Run, error) 
 	if strings.TrimSpace(params.Prompt) == "" {
 		return nil, canvas.Invalid("Request failed validation.", canvas.Detail{Path: "/json/prompt", Message: "is required"})
 	}
-	model := params.Model
-	if model == "" {
-		model = EchoModel
+	name := params.Model
+	if name == "" {
+		name = model.EchoModel
 	}
-	if _, err := s.providers.Resolve(model); err != nil {
+	if _, err := s.models.Providers().Resolve(name); err != nil {
 		return nil, canvas.Invalid(canvas.ErrorMessage(err),
 			canvas.Detail{Path: "/json/model", Message: "no model provider serves this model"})
 	}
-	msgs, err := Render([]canvas.Message{{Role: canvas.RoleUser, Content: params.Prompt}}, nil, params.Variables)
+	msgs, err := model.Render([]canvas.Message{{Role: canvas.RoleUser, Content: params.Prompt}}, nil, params.Variables)
 	if err != nil {
 		return nil, err
 	}
 	now := s.now().UTC()
 	run := &Run{
-		ID: s.newID(), WorkspaceID: p.WorkspaceID, Kind: KindTask, Model: model, Status: StatusQueued,
-		Async: true, Request: RunRequest{Messages: msgs, Model: model}, WebhookURL: params.WebhookURL,
+		ID: s.newID(), WorkspaceID: p.WorkspaceID, Kind: KindTask, Model: name, Status: StatusQueued,
+		Async: true, Request: model.Request{Messages: msgs, Model: name}, WebhookURL: params.WebhookURL,
 		ForwardHeaders: params.ForwardHeaders, CreatedBy: p.Actor(), CreatedAt: now, UpdatedAt: now,
 	}
 	job := &queue.Job{WorkspaceID: run.WorkspaceID, Kind: JobKindTask, RefID: run.ID, MaxAttempts: taskMaxAttempts}

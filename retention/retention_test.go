@@ -10,6 +10,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/retention"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
@@ -92,8 +93,8 @@ func (r *records) delivery() string {
 func (r *records) run(status string) string {
 	r.t.Helper()
 	run := &completion.Run{WorkspaceID: r.ws, Kind: completion.KindCompletion, CanvasID: "c", VersionID: "v",
-		Model: completion.EchoModel, Status: status, Async: status == completion.StatusQueued, CreatedBy: "alice",
-		Request: completion.RunRequest{Model: completion.EchoModel}}
+		Model: model.EchoModel, Status: status, Async: status == completion.StatusQueued, CreatedBy: "alice",
+		Request: model.Request{Model: model.EchoModel}}
 	var job *queue.Job
 	if run.Async {
 		job = &queue.Job{WorkspaceID: r.ws, Kind: completion.JobKindCompletion, RunAt: time.Now().Add(24 * time.Hour)}

@@ -20,6 +20,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/server"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
@@ -47,7 +48,7 @@ func newAppEnv(t *testing.T) *appEnv {
 			assert.NoError(t, ae.Notifier.NotifyCanvas(ctx, ws, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub))
 		}))
 		ae.Completions = completion.NewService(completion.Options{Store: db, Canvases: db, Environments: o.Environments,
-			Providers: completion.NewRegistry(completion.NewEcho(completion.EchoOptions{})), Notify: ae.notify,
+			Models: model.NewCaller(model.Options{}), Notify: ae.notify,
 			Notifier: ae.Notifier})
 		o.Completions = ae.Completions
 		o.TestCases = testcase.NewService(testcase.Options{Store: db, Canvases: db, Generations: db})

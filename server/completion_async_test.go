@@ -14,6 +14,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
 )
 
@@ -80,11 +81,11 @@ func TestCompletion_Async(t *testing.T) {
 // blockingProvider answers nothing until its context ends, and says when a
 // call has started.
 type blockingProvider struct {
-	completion.Provider
+	model.Provider
 	started chan struct{}
 }
 
-func (p *blockingProvider) Complete(ctx context.Context, req completion.Request) (*completion.Result, error) {
+func (p *blockingProvider) Complete(ctx context.Context, req model.Request) (*model.Result, error) {
 	p.started <- struct{}{}
 	<-ctx.Done()
 	return nil, &canvas.Error{Code: canvas.EPROVIDER, Message: "stopped", Err: ctx.Err()}
@@ -98,7 +99,7 @@ func TestCompletion_AsyncSurvivesWorkerLoss(t *testing.T) {
 		e := newCompletionEnv(t, false)
 		ec := mustEnvCanvas(t, e.testEnv, 1)
 		ec.mustPublish(t, "production", 1)
-		block := &blockingProvider{Provider: completion.NewEcho(completion.EchoOptions{}), started: make(chan struct{}, 4)}
+		block := &blockingProvider{Provider: model.NewEcho(model.EchoOptions{}), started: make(chan struct{}, 4)}
 		e.Providers.Register("flaky", block)
 
 		stop := e.StartWorker(t, queue.WorkerOptions{ShutdownTimeout: time.Millisecond})
@@ -115,7 +116,7 @@ func TestCompletion_AsyncSurvivesWorkerLoss(t *testing.T) {
 		run := e.Do(http.MethodGet, path, e.Editor, nil).Map(t)
 		assert.Equal(t, completion.StatusRunning, run["status"], "the job was interrupted, not finished")
 
-		e.Providers.Register("flaky", completion.NewEcho(completion.EchoOptions{}))
+		e.Providers.Register("flaky", model.NewEcho(model.EchoOptions{}))
 		e.StartWorker(t, queue.WorkerOptions{})
 		run = e.waitRun(t, path)
 		assert.Equal(t, completion.StatusCompleted, run["status"], "a new worker finished the job")
@@ -181,7 +182,7 @@ func openAIFake(t *testing.T, models chan<- string) string {
 func TestCompletion_OpenAICompatible(t *testing.T) {
 	e := newCompletionEnv(t, false)
 	models := make(chan string, 4)
-	oa, err := completion.NewOpenAI(completion.OpenAIOptions{BaseURL: openAIFake(t, models)})
+	oa, err := model.NewOpenAI(model.OpenAIOptions{BaseURL: openAIFake(t, models)})
 	require.NoError(t, err)
 	e.Providers.RegisterPrefix("", oa)
 	ec := mustEnvCanvas(t, e.testEnv, 1)
@@ -204,11 +205,11 @@ func TestCompletion_OpenAICompatible(t *testing.T) {
 // failingOnce fails its first call with a back-end error, then answers as
 // the wrapped provider does.
 type failingOnce struct {
-	completion.Provider
+	model.Provider
 	calls atomic.Int32
 }
 
-func (p *failingOnce) Complete(ctx context.Context, req completion.Request) (*completion.Result, error) {
+func (p *failingOnce) Complete(ctx context.Context, req model.Request) (*model.Result, error) {
 	if p.calls.Add(1) == 1 {
 		return nil, &canvas.Error{Code: canvas.EPROVIDER, Message: "The model back end failed."}
 	}
@@ -219,7 +220,7 @@ func TestCompletion_AsyncRetries(t *testing.T) {
 	e := newCompletionEnv(t, true)
 	ec := mustEnvCanvas(t, e.testEnv, 1)
 	ec.mustPublish(t, "production", 1)
-	flaky := &failingOnce{Provider: completion.NewEcho(completion.EchoOptions{})}
+	flaky := &failingOnce{Provider: model.NewEcho(model.EchoOptions{})}
 	e.Providers.Register("flaky", flaky)
 
 	r := e.Do(http.MethodPost, completionsPath, e.Editor, map[string]any{"canvas_id": ec.Canvas.ID,

@@ -15,6 +15,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/server"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
@@ -42,7 +43,7 @@ func mustBenchCompletion(b *testing.B) *benchCompletion {
 	h, err := server.New(server.Options{
 		Store: db, Canvases: canvas.NewService(db), Environments: envs, Auth: server.NewAuthenticator(db),
 		Completions: completion.NewService(completion.Options{Store: db, Canvases: db, Environments: envs,
-			Providers: completion.NewRegistry(completion.NewEcho(completion.EchoOptions{}))}),
+			Models: model.NewCaller(model.Options{})}),
 	})
 	require.NoError(b, err)
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/server"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
@@ -25,7 +26,7 @@ import (
 // receivers.
 type completionEnv struct {
 	*testEnv
-	Providers *completion.Registry
+	Providers *model.Registry
 	Service   *completion.Service
 	worker    atomic.Pointer[queue.Worker]
 }
@@ -33,10 +34,10 @@ type completionEnv struct {
 // newCompletionEnv starts the server; withWorker also starts a worker.
 func newCompletionEnv(t *testing.T, withWorker bool) *completionEnv {
 	t.Helper()
-	ce := &completionEnv{Providers: completion.NewRegistry(completion.NewEcho(completion.EchoOptions{}))}
+	ce := &completionEnv{Providers: model.NewRegistry(model.NewEcho(model.EchoOptions{}))}
 	ce.testEnv = newTestEnv(t, func(t testing.TB, db *sqlite.DB, o *server.Options) {
 		ce.Service = completion.NewService(completion.Options{Store: db, Canvases: db,
-			Environments: o.Environments, Providers: ce.Providers, Notify: ce.notify})
+			Environments: o.Environments, Models: model.NewCaller(model.Options{Providers: ce.Providers}), Notify: ce.notify})
 		o.Completions = ce.Service
 	})
 	if withWorker {
@@ -144,36 +145,36 @@ func (h *hookReceiver) next(t *testing.T) hookRequest {
 // recordingProvider wraps a provider, keeping the last request and telling
 // when each call returns, and with which error.
 type recordingProvider struct {
-	completion.Provider
+	model.Provider
 	mu       sync.Mutex
-	last     completion.Request
+	last     model.Request
 	returned chan error
 }
 
-func newRecordingProvider(p completion.Provider) *recordingProvider {
+func newRecordingProvider(p model.Provider) *recordingProvider {
 	return &recordingProvider{Provider: p, returned: make(chan error, 16)}
 }
 
-func (p *recordingProvider) record(req completion.Request) {
+func (p *recordingProvider) record(req model.Request) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.last = req
 }
 
-func (p *recordingProvider) Last() completion.Request {
+func (p *recordingProvider) Last() model.Request {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.last
 }
 
-func (p *recordingProvider) Complete(ctx context.Context, req completion.Request) (*completion.Result, error) {
+func (p *recordingProvider) Complete(ctx context.Context, req model.Request) (*model.Result, error) {
 	p.record(req)
 	res, err := p.Provider.Complete(ctx, req)
 	p.returned <- err
 	return res, err
 }
 
-func (p *recordingProvider) Stream(ctx context.Context, req completion.Request, emit func(completion.Chunk) error) (*completion.Result, error) {
+func (p *recordingProvider) Stream(ctx context.Context, req model.Request, emit func(model.Chunk) error) (*model.Result, error) {
 	p.record(req)
 	res, err := p.Provider.Stream(ctx, req, emit)
 	p.returned <- err

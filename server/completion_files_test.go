@@ -17,6 +17,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/server"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
@@ -35,15 +36,15 @@ const pngSample = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
 // file URLs may reach loopback only when allowPrivate.
 func newFilesEnv(t *testing.T, allowPrivate bool) *completionEnv {
 	t.Helper()
-	ce := &completionEnv{Providers: completion.NewRegistry(completion.NewEcho(completion.EchoOptions{}))}
+	ce := &completionEnv{Providers: model.NewRegistry(model.NewEcho(model.EchoOptions{}))}
 	ce.testEnv = newTestEnv(t, func(t testing.TB, db *sqlite.DB, o *server.Options) {
 		blobs, err := vault.NewFSBlobs(filepath.Join(t.TempDir(), "files"))
 		require.NoError(t, err)
 		o.Files = vault.NewService(vault.Options{Store: db, Blobs: blobs})
 		ce.Service = completion.NewService(completion.Options{Store: db, Canvases: db,
-			Environments: o.Environments, Providers: ce.Providers, Notify: ce.notify,
-			Files: completion.FileOptions{Vault: completion.VaultFiles(o.Files),
-				AllowPrivateNetworks: allowPrivate, MaxSize: filesMaxSize}})
+			Environments: o.Environments, Notify: ce.notify,
+			Models: model.NewCaller(model.Options{Providers: ce.Providers, Files: model.FileOptions{
+				Vault: model.VaultFiles(o.Files), AllowPrivateNetworks: allowPrivate, MaxSize: filesMaxSize}})})
 		o.Completions = ce.Service
 	})
 	return ce
@@ -239,7 +240,7 @@ func (f *openAIMessages) Last(t *testing.T) string {
 func TestCompletion_FilesOpenAI(t *testing.T) {
 	e := newFilesEnv(t, true)
 	fake := newOpenAIMessages(t)
-	oa, err := completion.NewOpenAI(completion.OpenAIOptions{BaseURL: fake.base})
+	oa, err := model.NewOpenAI(model.OpenAIOptions{BaseURL: fake.base})
 	require.NoError(t, err)
 	e.Providers.RegisterPrefix("", oa)
 	canvasID, versionID := fileVersion(t, e.testEnv, "gpt-test")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
@@ -165,7 +166,7 @@ func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, svc *c
 			return nil // the client is gone; the run is recorded failed
 		}
 		code := canvas.ErrorCode(err)
-		if code == completion.ErrCodeCancelled {
+		if code == canvas.ECANCELLED {
 			code = canvas.EPROVIDER
 		}
 		body, _ := json.Marshal(errorBody{Code: code, Message: canvas.ErrorMessage(err),
@@ -222,7 +223,7 @@ type chunkDelta struct {
 
 // chunk writes one piece of output as a chunk event and flushes it; its
 // error (the client went away) stops the model.
-func (sw *sseWriter) chunk(c completion.Chunk) error {
+func (sw *sseWriter) chunk(c model.Chunk) error {
 	b, err := json.Marshal(streamChunk{ID: sw.id, Object: completion.ChunkObject, Created: sw.created,
 		Choices: []chunkChoice{{Delta: chunkDelta{Content: completion.Content{Text: c.Text}}}}})
 	if err != nil {

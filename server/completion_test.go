@@ -16,6 +16,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 )
 
 const completionsPath = "/v2/chat/completions"
@@ -109,7 +110,7 @@ func TestCompletion_Create(t *testing.T) {
 		assert.Equal(t, "Prompt 1 for Ada", completionText(t, r.Map(t)))
 	})
 	t.Run("SettingsOverride", func(t *testing.T) {
-		rec := newRecordingProvider(completion.NewEcho(completion.EchoOptions{}))
+		rec := newRecordingProvider(model.NewEcho(model.EchoOptions{}))
 		e.Providers.Register("recorder", rec)
 		r := e.Do(http.MethodPost, completionsPath, e.Editor, body(map[string]any{
 			"settings": map[string]any{"model": "recorder", "temperature": 0.9, "maxTokens": 7, "topP": 0.5}}))
@@ -329,7 +330,7 @@ func TestCompletion_Stream(t *testing.T) {
 		assert.Equal(t, canvas.EPROVIDER, rec["error"].(map[string]any)["code"])
 	})
 	t.Run("ClientDisconnects", func(t *testing.T) {
-		slow := newRecordingProvider(completion.NewEcho(completion.EchoOptions{Delay: time.Hour}))
+		slow := newRecordingProvider(model.NewEcho(model.EchoOptions{Delay: time.Hour}))
 		e.Providers.Register("slow", slow)
 		raw, err := json.Marshal(merged(body, map[string]any{"settings": map[string]any{"model": "slow"}}))
 		require.NoError(t, err)
@@ -359,7 +360,7 @@ func TestCompletion_Stream(t *testing.T) {
 		}
 		rec := e.waitRun(t, completionsPath+"/"+first.ID)
 		assert.Equal(t, completion.StatusFailed, rec["status"])
-		assert.Equal(t, completion.ErrCodeCancelled, rec["error"].(map[string]any)["code"])
+		assert.Equal(t, canvas.ECANCELLED, rec["error"].(map[string]any)["code"])
 	})
 }
 

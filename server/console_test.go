@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/webhook"
 	"github.com/promptcanvas/promptcanvas/workflow"
 )
@@ -532,7 +533,7 @@ func TestConsole_WorkflowRuns(t *testing.T) {
 			chromedp.Click(chromedp.CSS(`#run-cancel`)),
 			chromedp.WaitVisible(chromedp.CSS(`#run-status[data-status="cancelled"]`)),
 		)
-		assert.Contains(t, browserRun(t, b, chromedp.Text(chromedp.CSS(`[data-testid="run-error"]`))), workflow.ErrCodeCancelled)
+		assert.Contains(t, browserRun(t, b, chromedp.Text(chromedp.CSS(`[data-testid="run-error"]`))), canvas.ECANCELLED)
 		assert.Equal(t, workflow.StatusCancelled, e.waitStatus(t, id, workflow.StatusCancelled)["status"])
 	})
 

@@ -24,6 +24,14 @@ var statusOf = map[string]int{
 	canvas.EINTERNAL:          http.StatusInternalServerError,
 	canvas.EPROVIDER:          http.StatusBadGateway,
 	canvas.ETIMEOUT:           http.StatusGatewayTimeout,
+	// A cancelled run or call conflicts with the request that waited for
+	// it, as a run that is no longer cancellable does.
+	canvas.ECANCELLED: http.StatusConflict,
+	// A review's rejection ends a workflow run as a conflict with the
+	// request that waited for it; a run without output failed where its
+	// model would.
+	canvas.EREJECTED: http.StatusConflict,
+	canvas.ENOOUTPUT: http.StatusBadGateway,
 }
 
 // ErrorStatus returns the HTTP status for an error code.
@@ -50,7 +58,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	code := canvas.ErrorCode(err)
 	status := ErrorStatus(code)
 	reqID := requestIDFrom(r.Context())
-	if status >= 500 && code != canvas.EPROVIDER && code != canvas.ETIMEOUT {
+	if status >= 500 && code != canvas.EPROVIDER && code != canvas.ETIMEOUT && code != canvas.ENOOUTPUT {
 		s.logger.ErrorContext(r.Context(), "request failed",
 			slog.String("requestId", reqID), slog.String("method", r.Method),
 			slog.String("path", r.URL.Path), slog.Any("error", err))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/server"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
@@ -25,7 +26,7 @@ import (
 // generation services, whose queue worker starts on demand.
 type generationEnv struct {
 	*testEnv
-	Providers   *completion.Registry
+	Providers   *model.Registry
 	Completions *completion.Service
 	Generations *testcase.GenerationService
 	worker      atomic.Pointer[queue.Worker]
@@ -33,10 +34,10 @@ type generationEnv struct {
 
 func newGenerationEnv(t *testing.T) *generationEnv {
 	t.Helper()
-	ge := &generationEnv{Providers: completion.NewRegistry(completion.NewEcho(completion.EchoOptions{}))}
+	ge := &generationEnv{Providers: model.NewRegistry(model.NewEcho(model.EchoOptions{}))}
 	ge.testEnv = newTestEnv(t, func(t testing.TB, db *sqlite.DB, o *server.Options) {
 		ge.Completions = completion.NewService(completion.Options{Store: db, Canvases: db,
-			Environments: o.Environments, Providers: ge.Providers, Notify: ge.notify})
+			Environments: o.Environments, Models: model.NewCaller(model.Options{Providers: ge.Providers}), Notify: ge.notify})
 		o.Completions = ge.Completions
 		o.TestCases = testcase.NewService(testcase.Options{Store: db, Canvases: db, Generations: db})
 		ge.Generations = testcase.NewGenerationService(testcase.GenerationOptions{TestCases: o.TestCases,
@@ -307,12 +308,12 @@ func TestGeneration_Evaluators(t *testing.T) {
 // blockingModel answers nothing until its context ends; it says when a
 // call starts and when it saw the cancellation.
 type blockingModel struct {
-	completion.Provider
+	model.Provider
 	started   chan struct{}
 	cancelled chan struct{}
 }
 
-func (p *blockingModel) Complete(ctx context.Context, req completion.Request) (*completion.Result, error) {
+func (p *blockingModel) Complete(ctx context.Context, req model.Request) (*model.Result, error) {
 	p.started <- struct{}{}
 	<-ctx.Done()
 	p.cancelled <- struct{}{}
@@ -321,7 +322,7 @@ func (p *blockingModel) Complete(ctx context.Context, req completion.Request) (*
 
 func TestGeneration_Abort(t *testing.T) {
 	ge := newGenerationEnv(t)
-	slow := &blockingModel{Provider: completion.NewEcho(completion.EchoOptions{}),
+	slow := &blockingModel{Provider: model.NewEcho(model.EchoOptions{}),
 		started: make(chan struct{}, 1), cancelled: make(chan struct{}, 1)}
 	ge.Providers.Register("slow", slow)
 	// A lease far longer than the test: only the in-process fast path can

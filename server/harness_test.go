@@ -16,6 +16,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/server"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
@@ -174,28 +175,21 @@ type workflowEnv struct {
 // newWorkflowEnv starts the server and its worker.
 func newWorkflowEnv(t *testing.T) *workflowEnv {
 	t.Helper()
-	ce := &completionEnv{Providers: completion.NewRegistry(completion.NewEcho(completion.EchoOptions{}))}
+	ce := &completionEnv{Providers: model.NewRegistry(model.NewEcho(model.EchoOptions{}))}
 	we := &workflowEnv{completionEnv: ce}
+	models := model.NewCaller(model.Options{Providers: ce.Providers})
 	ce.testEnv = newTestEnv(t, func(t testing.TB, db *sqlite.DB, o *server.Options) {
 		we.Workflows = workflow.NewService(workflow.Options{Store: db, Canvases: db,
-			Actions: workflow.Builtins(workflow.BuiltinOptions{Models: lateModels{ce}}),
+			Actions: workflow.Builtins(workflow.BuiltinOptions{Models: models}),
 			Notify:  ce.notify, Cancel: we.cancel, PollInterval: 20 * time.Millisecond})
 		ce.Service = completion.NewService(completion.Options{Store: db, Canvases: db,
-			Environments: o.Environments, Providers: ce.Providers, Notify: ce.notify, Workflows: we.Workflows})
+			Environments: o.Environments, Models: models, Notify: ce.notify, Workflows: we.Workflows})
 		o.Canvases = canvas.NewService(db, canvas.WithWorkflows(we.Workflows))
 		o.Completions = ce.Service
 		o.Workflows = we.Workflows
 	})
 	we.StartWorker(t)
 	return we
-}
-
-// lateModels gives the llm action the completion service, which is built
-// after the workflow service it depends on.
-type lateModels struct{ ce *completionEnv }
-
-func (m lateModels) Call(ctx context.Context, workspaceID string, req completion.RunRequest) (*completion.Result, error) {
-	return m.ce.Service.Call(ctx, workspaceID, req)
 }
 
 // cancel stops, in the current worker, the jobs serving a run that ended.

@@ -11,6 +11,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/idempotency"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/server"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
 	"github.com/stretchr/testify/assert"
@@ -19,16 +20,16 @@ import (
 
 // countingProvider counts the model calls of the provider it wraps.
 type countingProvider struct {
-	completion.Provider
+	model.Provider
 	calls atomic.Int64
 }
 
-func (p *countingProvider) Complete(ctx context.Context, req completion.Request) (*completion.Result, error) {
+func (p *countingProvider) Complete(ctx context.Context, req model.Request) (*model.Result, error) {
 	p.calls.Add(1)
 	return p.Provider.Complete(ctx, req)
 }
 
-func (p *countingProvider) Stream(ctx context.Context, req completion.Request, emit func(completion.Chunk) error) (*completion.Result, error) {
+func (p *countingProvider) Stream(ctx context.Context, req model.Request, emit func(model.Chunk) error) (*model.Result, error) {
 	p.calls.Add(1)
 	return p.Provider.Stream(ctx, req, emit)
 }
@@ -43,14 +44,14 @@ type idempotencyEnv struct {
 
 func newIdempotencyEnv(t *testing.T) *idempotencyEnv {
 	t.Helper()
-	ie := &idempotencyEnv{echo: &countingProvider{Provider: completion.NewEcho(completion.EchoOptions{})}}
+	ie := &idempotencyEnv{echo: &countingProvider{Provider: model.NewEcho(model.EchoOptions{})}}
 	start := time.Now().UTC()
 	ie.now.Store(&start)
-	ce := &completionEnv{Providers: completion.NewRegistry(ie.echo)}
+	ce := &completionEnv{Providers: model.NewRegistry(ie.echo)}
 	ce.testEnv = newTestEnv(t, func(t testing.TB, db *sqlite.DB, o *server.Options) {
 		db.Now = func() time.Time { return *ie.now.Load() }
 		ce.Service = completion.NewService(completion.Options{Store: db, Canvases: db,
-			Environments: o.Environments, Providers: ce.Providers, Notify: ce.notify})
+			Environments: o.Environments, Models: model.NewCaller(model.Options{Providers: ce.Providers}), Notify: ce.notify})
 		o.Completions = ce.Service
 	})
 	ie.completionEnv = ce

@@ -10,6 +10,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/store"
 	"github.com/promptcanvas/promptcanvas/testcase"
@@ -21,8 +22,14 @@ import (
 // DefaultMaxBodyBytes bounds request bodies unless Options says otherwise.
 const DefaultMaxBodyBytes = 4 << 20
 
-// Options wires a Server. Store, Canvases and Environments are required.
+// Options wires a Server. Engine, or else Store, Canvases and
+// Environments, are required.
 type Options struct {
+	// Engine provides the Store and every service: how canvasd and
+	// embedders mount the whole system. Its services fill the fields below
+	// that are nil.
+	Engine *engine.Engine
+
 	Store        store.Store
 	Canvases     *canvas.Service
 	Environments *env.Service
@@ -94,6 +101,18 @@ func New(opts Options) (http.Handler, error) {
 // newServer builds the Server with every route registered; New wraps it in
 // the middleware.
 func newServer(opts Options) (*Server, error) {
+	if e := opts.Engine; e != nil {
+		fill(&opts.Store, e.Store)
+		fill(&opts.Canvases, e.Canvases)
+		fill(&opts.Environments, e.Environments)
+		fill(&opts.Completions, e.Completions)
+		fill(&opts.Files, e.Files)
+		fill(&opts.TestCases, e.TestCases)
+		fill(&opts.Generations, e.Generations)
+		fill(&opts.Applications, e.Applications)
+		fill(&opts.Deliveries, e.Deliveries)
+		fill(&opts.Workflows, e.Workflows)
+	}
 	s := &Server{
 		store:        opts.Store,
 		canvases:     opts.Canvases,
@@ -292,3 +311,11 @@ type probeWriter struct {
 func (p *probeWriter) Header() http.Header         { return p.header }
 func (p *probeWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (p *probeWriter) WriteHeader(code int)        { p.status = code }
+
+// fill sets *dst to v when *dst is the zero value.
+func fill[T comparable](dst *T, v T) {
+	var zero T
+	if *dst == zero {
+		*dst = v
+	}
+}

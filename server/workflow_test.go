@@ -13,6 +13,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/workflow"
 )
 
@@ -483,7 +484,7 @@ func TestWorkflow_Review(t *testing.T) {
 		r := e.Do(http.MethodPost, reviewPath(id), e.Editor, map[string]any{"approved": false, "comment": "No"})
 		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 		run := e.waitStatus(t, id, workflow.StatusFailed)
-		assert.Equal(t, workflow.ErrCodeRejected, run["error"].(map[string]any)["code"])
+		assert.Equal(t, canvas.EREJECTED, run["error"].(map[string]any)["code"])
 		assert.Nil(t, run["output"])
 	})
 	t.Run("Validation", func(t *testing.T) {
@@ -554,21 +555,21 @@ func TestWorkflow_Resume(t *testing.T) {
 // slowProvider answers nothing until its context ends, and says when a
 // call has started and when it has returned.
 type slowProvider struct {
-	completion.Provider
+	model.Provider
 	started  chan struct{}
 	returned chan struct{}
 }
 
 func newSlowProvider() *slowProvider {
-	return &slowProvider{Provider: completion.NewEcho(completion.EchoOptions{}),
+	return &slowProvider{Provider: model.NewEcho(model.EchoOptions{}),
 		started: make(chan struct{}, 4), returned: make(chan struct{}, 4)}
 }
 
-func (p *slowProvider) Complete(ctx context.Context, req completion.Request) (*completion.Result, error) {
+func (p *slowProvider) Complete(ctx context.Context, req model.Request) (*model.Result, error) {
 	return p.Stream(ctx, req, nil)
 }
 
-func (p *slowProvider) Stream(ctx context.Context, _ completion.Request, _ func(completion.Chunk) error) (*completion.Result, error) {
+func (p *slowProvider) Stream(ctx context.Context, _ model.Request, _ func(model.Chunk) error) (*model.Result, error) {
 	p.started <- struct{}{}
 	<-ctx.Done()
 	p.returned <- struct{}{}

@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 )
 
 // Grade says whether output passes tc, or nil when tc is not graded (see
@@ -33,7 +33,7 @@ func (tc *TestCase) Grade(output string) *bool {
 		re, err := regexp.Compile(tc.Evaluator.Pattern)
 		ok = err == nil && re.MatchString(output)
 	case EvaluatorJSONSchema:
-		ok = completion.ValidateOutput(tc.Evaluator.Schema, output) == nil
+		ok = model.ValidateOutput(tc.Evaluator.Schema, output) == nil
 	default:
 		ok = strings.TrimSpace(output) == strings.TrimSpace(*tc.ExpectedOutput)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/workflow"
 )
@@ -99,9 +100,9 @@ func (s *GenerationService) HandleJob(ctx context.Context, j *queue.Job) error {
 		return err
 	}
 	p := &canvas.Principal{WorkspaceID: j.WorkspaceID, UserID: in.UserID, KeyID: in.KeyID, Role: canvas.RoleEditor}
-	conv := make([]completion.Message, len(in.Messages))
+	conv := make([]model.Message, len(in.Messages))
 	for i, m := range in.Messages {
-		conv[i] = completion.Message{Role: m.Role, Content: m.Content}
+		conv[i] = model.Message{Role: m.Role, Content: m.Content}
 	}
 	run, err := s.runner.Run(canvas.NewContext(ctx, p), completion.RunParams{
 		CanvasID: g.PromptID, VersionID: g.PromptVersionID, Variables: in.variables(), Conversation: conv,

@@ -13,6 +13,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
 	"github.com/promptcanvas/promptcanvas/testcase"
@@ -37,7 +38,7 @@ func TestGenerationService_FinishedJob(t *testing.T) {
 		Message: &canvas.MessageInput{Content: "Say hi."}})
 	require.NoError(t, err)
 	runner := completion.NewService(completion.Options{Store: db, Canvases: db, Environments: env.NewService(db, db),
-		Providers: completion.NewRegistry(completion.NewEcho(completion.EchoOptions{}))})
+		Models: model.NewCaller(model.Options{})})
 	testCases := testcase.NewService(testcase.Options{Store: db, Canvases: db, Generations: db})
 	tc, err := testCases.CreateTestCase(ctx, testcase.CreateParams{PromptID: c.ID, Title: "hi"})
 	require.NoError(t, err)

@@ -7,16 +7,16 @@ import (
 	"fmt"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 )
 
-// ModelCaller calls a model for the llm action; completion.Service
-// implements it (Service.Call).
+// ModelCaller calls a model for the llm action; model.Caller implements
+// it, the same Caller that completions call through.
 type ModelCaller interface {
-	Call(ctx context.Context, workspaceID string, req completion.RunRequest) (*completion.Result, error)
+	Call(ctx context.Context, workspaceID string, req model.Request, emit func(model.Chunk) error) (*model.Result, error)
 }
 
-var _ ModelCaller = (*completion.Service)(nil)
+var _ ModelCaller = (*model.Caller)(nil)
 
 // BuiltinOptions wire the built-in actions.
 type BuiltinOptions struct {

@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 )
 
 // llmAction calls a model with messages rendered over the step's Scope.
@@ -90,18 +90,18 @@ func (a llmAction) Compile(n Node) (Executor, []canvas.Detail) {
 		texts[i] = m.Content
 	}
 	if so := cfg.StructuredOutput; so != nil && so.Enabled && len(so.Schema) > 0 {
-		if _, err := completion.CompileSchemaAt("/config/structuredOutput/schema", so.Schema); err != nil {
+		if _, err := model.CompileSchemaAt("/config/structuredOutput/schema", so.Schema); err != nil {
 			details = append(details, canvas.ErrorDetails(err)...)
 		}
 	}
 	if details != nil {
 		return nil, details
 	}
-	model := cfg.Model
-	if model == "" {
-		model = completion.EchoModel
+	name := cfg.Model
+	if name == "" {
+		name = model.EchoModel
 	}
-	return &llmExecutor{models: a.models, cfg: cfg, model: model, messages: msgs, tmpl: newTemplate(texts...)}, nil
+	return &llmExecutor{models: a.models, cfg: cfg, model: name, messages: msgs, tmpl: newTemplate(texts...)}, nil
 }
 
 type llmExecutor struct {
@@ -125,23 +125,23 @@ func (e *llmExecutor) Execute(ctx context.Context, in *StepInput) (*Outcome, err
 	if err != nil {
 		return nil, err
 	}
-	req := completion.RunRequest{Messages: msgs, Model: e.model, Temperature: e.cfg.Temperature,
+	req := model.Request{Messages: msgs, Model: e.model, Temperature: e.cfg.Temperature,
 		MaxTokens: e.cfg.MaxTokens, TopP: e.cfg.TopP, StructuredOutput: e.cfg.StructuredOutput}
-	res, err := e.models.Call(ctx, in.WorkspaceID, req)
+	res, err := e.models.Call(ctx, in.WorkspaceID, req, nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, err
 	}
-	model := res.Model
-	if model == "" {
-		model = e.model
+	answered := res.Model
+	if answered == "" {
+		answered = e.model
 	}
 	out := &Outcome{
 		Output:   res.Text,
 		Input:    map[string]any{"messages": msgs, "model": e.model},
-		Metadata: map[string]any{"usage": res.Usage, "model": model},
+		Metadata: map[string]any{"usage": res.Usage, "model": answered},
 	}
 	if so := e.cfg.StructuredOutput; so != nil && so.Enabled {
 		text := bytes.TrimSpace([]byte(res.Text))

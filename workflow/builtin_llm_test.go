@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/workflow"
 )
 
@@ -21,13 +21,13 @@ import (
 // with answer (or fails with err).
 type recordingModels struct {
 	mu     sync.Mutex
-	calls  []completion.RunRequest
+	calls  []model.Request
 	spaces []string
-	answer completion.Result
+	answer model.Result
 	err    error
 }
 
-func (m *recordingModels) Call(_ context.Context, workspaceID string, req completion.RunRequest) (*completion.Result, error) {
+func (m *recordingModels) Call(_ context.Context, workspaceID string, req model.Request, _ func(model.Chunk) error) (*model.Result, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.calls = append(m.calls, req)
@@ -40,18 +40,18 @@ func (m *recordingModels) Call(_ context.Context, workspaceID string, req comple
 }
 
 // blockingModels answers only when its context ends, with the context's
-// error wrapped as completion.Service does.
+// error wrapped as model.Caller does.
 type blockingModels struct{ started chan struct{} }
 
-func (m blockingModels) Call(ctx context.Context, _ string, _ completion.RunRequest) (*completion.Result, error) {
+func (m blockingModels) Call(ctx context.Context, _ string, _ model.Request, _ func(model.Chunk) error) (*model.Result, error) {
 	close(m.started)
 	<-ctx.Done()
-	return nil, &canvas.Error{Code: completion.ErrCodeCancelled, Message: "The caller went away.", Err: fmt.Errorf("fake: %w", ctx.Err())}
+	return nil, &canvas.Error{Code: canvas.ECANCELLED, Message: "The caller went away.", Err: fmt.Errorf("fake: %w", ctx.Err())}
 }
 
-// echoModels is a real completion.Service with the echo provider.
-func echoModels() *completion.Service {
-	return completion.NewService(completion.Options{Providers: completion.NewRegistry(completion.NewEcho(completion.EchoOptions{}))})
+// echoModels is a real model.Caller with the echo provider.
+func echoModels() *model.Caller {
+	return model.NewCaller(model.Options{})
 }
 
 func llmRegistry(m workflow.ModelCaller) *workflow.Registry {
@@ -60,8 +60,8 @@ func llmRegistry(m workflow.ModelCaller) *workflow.Registry {
 
 func TestLLM(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
-		models := &recordingModels{answer: completion.Result{Text: "A poem.", Model: "gpt-x-2026",
-			Usage: completion.Usage{InputTokens: 12, OutputTokens: 3}}}
+		models := &recordingModels{answer: model.Result{Text: "A poem.", Model: "gpt-x-2026",
+			Usage: model.Usage{InputTokens: 12, OutputTokens: 3}}}
 		n := mustBuiltinNode(t, llmRegistry(models), "draft", "llm", `{"model": "gpt-x", "temperature": 0.5, "maxTokens": 50, "topP": 0.9,
 			"messages": [{"role": "system", "content": "You write about {{topic}}."}, {"role": "user", "content": "Outline: {{steps.plan.output}}"}]}`)
 		out := mustExecute(t, n, &workflow.StepInput{WorkspaceID: "ws1", Variables: map[string]any{"topic": "owls"},
@@ -70,7 +70,7 @@ func TestLLM(t *testing.T) {
 		require.Len(t, models.calls, 1)
 		assert.Equal(t, []string{"ws1"}, models.spaces)
 		req := models.calls[0]
-		want := []completion.Message{{Role: "system", Content: "You write about owls."}, {Role: "user", Content: "Outline: three parts"}}
+		want := []model.Message{{Role: "system", Content: "You write about owls."}, {Role: "user", Content: "Outline: three parts"}}
 		assert.Equal(t, want, req.Messages)
 		assert.Equal(t, "gpt-x", req.Model)
 		assert.Equal(t, 0.5, *req.Temperature)
@@ -145,7 +145,7 @@ func TestLLM(t *testing.T) {
 	t.Run("FileVariables", func(t *testing.T) {
 		// The run's file variables, declared by the input node the llm node
 		// descends from, render as file references for the model call.
-		models := &recordingModels{answer: completion.Result{Text: "ok"}}
+		models := &recordingModels{answer: model.Result{Text: "ok"}}
 		start := mustBuiltinNode(t, nil, "start", "input", `{"variables": [{"name": "doc", "type": "file", "required": true}, {"name": "data", "type": "json"}]}`)
 		mid := mustBuiltinNode(t, nil, "mid", "template", `{"template": "x"}`)
 		n := mustBuiltinNode(t, llmRegistry(models), "read", "llm", `{"messages": [{"role": "user", "content": "Read {{doc}} with {{data}}"}]}`)
@@ -156,7 +156,7 @@ func TestLLM(t *testing.T) {
 		require.Len(t, models.calls, 1)
 		msg := models.calls[0].Messages[0]
 		assert.Equal(t, `Read [file: vault://f1] with {"k":"v"}`, msg.Content)
-		assert.Equal(t, []completion.FileRef{{Variable: "doc", URL: "vault://f1", Start: 5, End: 5 + len("[file: vault://f1]")}}, msg.FileRefs)
+		assert.Equal(t, []model.FileRef{{Variable: "doc", URL: "vault://f1", Start: 5, End: 5 + len("[file: vault://f1]")}}, msg.FileRefs)
 	})
 	t.Run("Compile", func(t *testing.T) {
 		details := builtinDetails(t, "llm", `{"messages": [{"role": "user", "content": "x"}, {"role": "robot", "content": "y"}],

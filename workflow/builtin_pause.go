@@ -58,7 +58,7 @@ func (reviewExecutor) Execute(context.Context, *StepInput) (*Outcome, error) {
 
 // Resume reads {"approved": bool, "comment"?: string}. An approval goes on
 // through "approved"; a rejection through "rejected" when the node has an
-// edge leaving that port, else it fails the step with ErrCodeRejected. The
+// edge leaving that port, else it fails the step with canvas.EREJECTED. The
 // output is {"approved", "comment"}, and the comment is recorded in the
 // metadata.
 func (reviewExecutor) Resume(_ context.Context, in *StepInput, payload json.RawMessage) (*Outcome, error) {
@@ -95,9 +95,9 @@ func (reviewExecutor) Resume(_ context.Context, in *StepInput, payload json.RawM
 		}
 	}
 	if comment == "" {
-		return nil, stepError(ErrCodeRejected, "The review rejected the run.")
+		return nil, stepError(canvas.EREJECTED, "The review rejected the run.")
 	}
-	return nil, stepError(ErrCodeRejected, "The review rejected the run: %s", comment)
+	return nil, stepError(canvas.EREJECTED, "The review rejected the run: %s", comment)
 }
 
 // actionAction pauses the run in requires-action until its input is given

@@ -52,10 +52,10 @@ func TestReview(t *testing.T) {
 	})
 	t.Run("RejectedFails", func(t *testing.T) {
 		_, err := resume(t, reviewNode(t, false), `{"approved": false, "comment": "Too long."}`)
-		requireCode(t, err, workflow.ErrCodeRejected)
+		requireCode(t, err, canvas.EREJECTED)
 		assert.Equal(t, "The review rejected the run: Too long.", canvas.ErrorMessage(err))
 		_, err = resume(t, reviewNode(t, false), `{"approved": false}`)
-		requireCode(t, err, workflow.ErrCodeRejected)
+		requireCode(t, err, canvas.EREJECTED)
 		assert.Equal(t, "The review rejected the run.", canvas.ErrorMessage(err))
 	})
 	t.Run("Payload", func(t *testing.T) {

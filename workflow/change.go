@@ -57,9 +57,9 @@ func (s *Service) end(ctx context.Context, run *Run, trigger Trigger, exceptJob 
 		now := s.now().UTC()
 		c.Error, c.CancelJobs, c.ExceptJobID = runErr, true, exceptJob
 		c.Steps = append(c.Steps, steps...)
-		stepErr := &Error{Code: ErrCodeCancelled, Message: "The step did not finish: the run ended."}
+		stepErr := &Error{Code: canvas.ECANCELLED, Message: "The step did not finish: the run ended."}
 		if trigger == TriggerDeadline {
-			stepErr = &Error{Code: ErrCodeTimeout, Message: "The step did not finish before the run's deadline."}
+			stepErr = &Error{Code: canvas.ETIMEOUT, Message: "The step did not finish before the run's deadline."}
 		}
 		for _, st := range cur.Steps {
 			if StepDone(st.Status) || slices.ContainsFunc(steps, func(o *Step) bool { return o.ID == st.ID }) {
@@ -86,7 +86,7 @@ func (s *Service) end(ctx context.Context, run *Run, trigger Trigger, exceptJob 
 
 // timeoutError is the error of a run that passed its deadline.
 func timeoutError(run *Run) *Error {
-	return &Error{Code: ErrCodeTimeout, Message: "The run did not end before its deadline (" +
+	return &Error{Code: canvas.ETIMEOUT, Message: "The run did not end before its deadline (" +
 		run.Deadline.Sub(run.CreatedAt).String() + ")."}
 }
 

@@ -3,14 +3,54 @@ package workflow
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
+	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
-// Compile-time check that Service runs the workflow versions of
-// completions.
-var _ completion.Workflows = (*Service)(nil)
+// CompletionRequest is a completion of a workflow version: a completion
+// whose target is a workflow version runs the workflow instead of calling
+// a model.
+type CompletionRequest struct {
+	Version *canvas.Version
+	// Environment is the surface that starts the run: EnvAPI for
+	// completions (the default), EnvTestCase for test case generations.
+	Environment string
+	// Variables are the values of the input node's variables.
+	Variables map[string]any
+	// Wait returns once the run has ended or paused; otherwise
+	// RunWorkflow returns once the run is accepted.
+	Wait bool
+	// Notifications of the run's end (and pauses).
+	WebhookURL     string
+	ForwardHeaders []webhook.Header
+	ApplicationID  string
+}
+
+// CompletionResult is the state of a workflow run that RunWorkflow started.
+type CompletionResult struct {
+	// ExecutionID is the run's external execution id.
+	ExecutionID string
+	// Status is the workflow run's status.
+	Status string
+	// Output is the text of the run's output step once it completed: a
+	// string output as it is, any other value as JSON.
+	Output string
+	// Error says why a run that ended otherwise than completed ended, as
+	// the completion reports it.
+	Error *canvas.Error
+	// Usage sums the token usage of the run's model calls.
+	Usage model.Usage
+	// CanvasID and VersionID say what ran.
+	CanvasID  string
+	VersionID string
+	CreatedAt time.Time
+	// UpdatedAt is when the run last changed, CompletedAt when it ended.
+	UpdatedAt   time.Time
+	CompletedAt *time.Time
+}
 
 // RunWorkflow starts a run of a workflow version for a completion (or a
 // test case generation, req.Environment test-case) with a new external
@@ -20,7 +60,7 @@ var _ completion.Workflows = (*Service)(nil)
 // error, and the error itself: a step's error as the step recorded it
 // (PROVIDER_ERROR when a model failed), TIMEOUT past the deadline, CONFLICT
 // when cancelled. Without Wait it returns the accepted run.
-func (s *Service) RunWorkflow(ctx context.Context, req completion.WorkflowRequest) (*completion.WorkflowResult, error) {
+func (s *Service) RunWorkflow(ctx context.Context, req CompletionRequest) (*CompletionResult, error) {
 	p, err := canvas.Authorize(ctx, canvas.RoleEditor)
 	if err != nil {
 		return nil, err
@@ -51,7 +91,7 @@ func (s *Service) RunWorkflow(ctx context.Context, req completion.WorkflowReques
 // by its execution id: the run of a canvas the principal of ctx reaches
 // with the viewer role. Any other id, a preview run's included, is
 // NOT_FOUND.
-func (s *Service) WorkflowRun(ctx context.Context, executionID string) (*completion.WorkflowResult, error) {
+func (s *Service) WorkflowRun(ctx context.Context, executionID string) (*CompletionResult, error) {
 	run, err := s.reachable(ctx, canvas.RoleViewer, executionID)
 	if err != nil {
 		return nil, err
@@ -65,12 +105,12 @@ func (s *Service) WorkflowRun(ctx context.Context, executionID string) (*complet
 // result is the state of run as completions report it: its status, output
 // text once completed, error once ended otherwise, and the usage summed
 // over its model calls.
-func result(run *Run) *completion.WorkflowResult {
-	res := &completion.WorkflowResult{ExecutionID: run.PublicID(), Status: run.Status, CanvasID: run.CanvasID,
+func result(run *Run) *CompletionResult {
+	res := &CompletionResult{ExecutionID: run.PublicID(), Status: run.Status, CanvasID: run.CanvasID,
 		VersionID: run.VersionID, CreatedAt: run.CreatedAt, UpdatedAt: run.UpdatedAt, CompletedAt: run.CompletedAt}
 	for _, st := range run.Steps {
 		var meta struct {
-			Usage completion.Usage `json:"usage"`
+			Usage model.Usage `json:"usage"`
 		}
 		if len(st.Metadata) > 0 && json.Unmarshal(st.Metadata, &meta) == nil {
 			res.Usage.InputTokens += meta.Usage.InputTokens
@@ -83,8 +123,7 @@ func result(run *Run) *completion.WorkflowResult {
 			res.Output = outputText(out.Output)
 		}
 	case Terminal(run.Status):
-		rerr := runError(run)
-		res.Error = &completion.RunError{Code: rerr.Code, Message: rerr.Message}
+		res.Error = runError(run)
 	}
 	return res
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/workflow"
 )
 
@@ -18,7 +19,7 @@ import (
 // workflows.
 func (h *harness) completions() *completion.Service {
 	return completion.NewService(completion.Options{Store: h.db, Canvases: h.db, Environments: env.NewService(h.db, h.db),
-		Providers: completion.NewRegistry(completion.NewEcho(completion.EchoOptions{})), Workflows: h.svc,
+		Models: model.NewCaller(model.Options{}), Workflows: h.svc,
 		Notify: h.worker.Notify})
 }
 
@@ -32,14 +33,14 @@ func TestRunWorkflow_SyncCompletion(t *testing.T) {
 	run, err := svc.Run(h.ctx, completion.RunParams{CanvasID: h.canvasID, VersionID: versionID,
 		Variables: map[string]any{"topic": "hi"},
 		Started:   func(r *completion.Run) { started = r },
-		Stream:    func(c completion.Chunk) error { chunks = append(chunks, c.Text); return nil }})
+		Stream:    func(c model.Chunk) error { chunks = append(chunks, c.Text); return nil }})
 	require.NoError(t, err)
 	assert.Equal(t, completion.KindWorkflow, run.Kind)
 	assert.Equal(t, completion.StatusCompleted, run.Status)
 	assert.Equal(t, workflow.StatusCompleted, run.WorkflowStatus)
 	require.NotNil(t, run.Result)
 	assert.Equal(t, "Short: hi", run.Result.Choices[0].Message.Content.Text)
-	assert.Equal(t, completion.Usage{InputTokens: 3, OutputTokens: 5}, run.Result.Usage)
+	assert.Equal(t, model.Usage{InputTokens: 3, OutputTokens: 5}, run.Result.Usage)
 	assert.Same(t, run, started)
 	assert.Equal(t, []string{"Short: hi"}, chunks, "the output text is streamed once the output step completes")
 

@@ -11,10 +11,6 @@ import (
 	"github.com/promptcanvas/promptcanvas/queue"
 )
 
-// ErrCodeNoOutput is the error of a run that ended with nothing left to
-// run and no leaf step completed.
-const ErrCodeNoOutput = "NO_OUTPUT"
-
 // HandleJob executes the run a workflow.run job serves, from where it is:
 // steps that completed (or were skipped) before are not run again, and a
 // step that was running when its worker stopped runs again. Ready steps
@@ -323,7 +319,7 @@ func (ex *execution) finish(r stepResult, jobCtx, runCtx context.Context, cancel
 			return nil
 		case ex.failed != nil && errors.Is(r.err, context.Canceled):
 			st.Status, st.CompletedAt = StepCancelled, &now
-			st.Error = &Error{Code: ErrCodeCancelled, Message: "The step was stopped: another step failed."}
+			st.Error = &Error{Code: canvas.ECANCELLED, Message: "The step was stopped: another step failed."}
 			ex.journal.put(st)
 			return nil
 		}
@@ -414,7 +410,7 @@ func (ex *execution) conclude(ctx, runCtx context.Context, j *queue.Job) error {
 		}
 	}
 	if out == nil {
-		_, err := s.end(ctx, run, TriggerFail, j.ID, &Error{Code: ErrCodeNoOutput,
+		_, err := s.end(ctx, run, TriggerFail, j.ID, &Error{Code: canvas.ENOOUTPUT,
 			Message: "The run ended without completing a leaf step."})
 		return ignoreConflict(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
 	"github.com/promptcanvas/promptcanvas/vault"
@@ -207,7 +207,7 @@ type fakeModels struct {
 	cancelled chan struct{}
 }
 
-func (m *fakeModels) Call(ctx context.Context, workspaceID string, req completion.RunRequest) (*completion.Result, error) {
+func (m *fakeModels) Call(ctx context.Context, workspaceID string, req model.Request, _ func(model.Chunk) error) (*model.Result, error) {
 	m.mu.Lock()
 	m.calls++
 	block, started, cancelled := m.block, m.started, m.cancelled
@@ -220,11 +220,11 @@ func (m *fakeModels) Call(ctx context.Context, workspaceID string, req completio
 		if cancelled != nil {
 			close(cancelled)
 		}
-		return nil, &canvas.Error{Code: completion.ErrCodeCancelled, Message: "cancelled", Err: ctx.Err()}
+		return nil, &canvas.Error{Code: canvas.ECANCELLED, Message: "cancelled", Err: ctx.Err()}
 	}
 	text := req.Messages[len(req.Messages)-1].Content
-	return &completion.Result{Text: text, Model: req.Model, FinishReason: "stop",
-		Usage: completion.Usage{InputTokens: 3, OutputTokens: 5}}, nil
+	return &model.Result{Text: text, Model: req.Model, FinishReason: "stop",
+		Usage: model.Usage{InputTokens: 3, OutputTokens: 5}}, nil
 }
 
 // blockNext makes the next call block until its context ends; started is

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/vault"
 )
 
@@ -77,7 +77,7 @@ func runInput(ctx context.Context, files FileLookup, w *Workflow, values map[str
 	if w.Start.ActionID == ActionInput {
 		defs = InputVariables(w.Start.Node)
 	}
-	if _, err := completion.Render(nil, defs, values); err != nil {
+	if _, err := model.Render(nil, defs, values); err != nil {
 		return nil, rebase(err, "/json/variables", inputPath)
 	}
 	out := make(map[string]InputValue, len(defs)+len(values))

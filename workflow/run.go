@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
@@ -134,19 +135,19 @@ func (s *Step) Clone() *Step {
 	return &c
 }
 
-// Error is the error of a failed step or run: a code (a canvas error code,
-// or TIMEOUT, CANCELLED, REJECTED) and a message safe to show.
+// Error is the error of a failed step or run as it is recorded: a canvas
+// error code (canvas.ETIMEOUT, canvas.ECANCELLED, canvas.EREJECTED and
+// canvas.ENOOUTPUT among them) and a message safe to show.
 type Error struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }
 
-// Error codes of runs and steps that are not canvas error codes.
-const (
-	ErrCodeTimeout   = "TIMEOUT"
-	ErrCodeCancelled = "CANCELLED"
-	ErrCodeRejected  = "REJECTED"
-)
+// Err returns the error as a *canvas.Error: how a run's or a step's error
+// leaves the package.
+func (e *Error) Err() error {
+	return &canvas.Error{Code: e.Code, Message: e.Message}
+}
 
 // View is a run as the API shows it: its Summary, and its input, steps,
 // output and (on a read) graph.

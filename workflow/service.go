@@ -306,7 +306,7 @@ func (s *Service) Cancel(ctx context.Context, id string) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	run, err = s.end(ctx, run, TriggerCancel, "", &Error{Code: ErrCodeCancelled, Message: "The run was cancelled."})
+	run, err = s.end(ctx, run, TriggerCancel, "", &Error{Code: canvas.ECANCELLED, Message: "The run was cancelled."})
 	if err != nil {
 		return nil, err
 	}

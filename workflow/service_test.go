@@ -161,7 +161,7 @@ func TestRun_ReviewRejectedFailsWithoutRejectedPort(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, workflow.StatusFailed, got.Status)
 	require.NotNil(t, got.Error)
-	assert.Equal(t, workflow.ErrCodeRejected, got.Error.Code)
+	assert.Equal(t, canvas.EREJECTED, got.Error.Code)
 	assert.Equal(t, map[string]string{"start": "completed", "draft": "completed", "check": "completed",
 		"review": "failed", "polish": "cancelled", "shorten": "skipped", "final": "cancelled"}, steps(got))
 }
@@ -282,7 +282,7 @@ func TestRun_CancelDuringSlowModelCall(t *testing.T) {
 		}
 		assert.Equal(t, "cancelled", status, "step %s", id)
 	}
-	assert.Equal(t, workflow.ErrCodeCancelled, step(t, v, "draft").Error.Code)
+	assert.Equal(t, canvas.ECANCELLED, step(t, v, "draft").Error.Code)
 	h.models.mu.Lock()
 	assert.Equal(t, 1, h.models.calls, "no model call after the cancellation")
 	h.models.mu.Unlock()
@@ -296,10 +296,10 @@ func TestRun_TimeoutCancelsTheStepInFlight(t *testing.T) {
 	v := h.await(id, workflow.StatusTimeout)
 	<-cancelled
 	require.NotNil(t, v.Error)
-	assert.Equal(t, workflow.ErrCodeTimeout, v.Error.Code)
+	assert.Equal(t, canvas.ETIMEOUT, v.Error.Code)
 	draft := step(t, v, "draft")
 	assert.Equal(t, "cancelled", draft.Status)
-	assert.Equal(t, workflow.ErrCodeTimeout, draft.Error.Code)
+	assert.Equal(t, canvas.ETIMEOUT, draft.Error.Code)
 	assert.Equal(t, "cancelled", step(t, v, "final").Status)
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 )
 
 // Scope returns the template values a step sees: the run's variables by
@@ -86,7 +86,7 @@ func stepValue(s *Step, field string) (any, bool) {
 	return v, err == nil
 }
 
-// placeholderRE matches at least every placeholder completion.Render
+// placeholderRE matches at least every placeholder model.Render
 // replaces ("{{", blanks, a name without blanks or braces, blanks, "}}").
 // It only chooses which scope values to compute; Render does the
 // rendering.
@@ -124,12 +124,12 @@ func (t stepTemplate) values(in *StepInput) map[string]any {
 	return values
 }
 
-// render renders messages with completion.Render over the step's scope: a
+// render renders messages with model.Render over the step's scope: a
 // placeholder without a value is left as written. defs, when given, are
 // the run's file variables, so that their values become file references
 // the model call resolves.
-func (t stepTemplate) render(in *StepInput, messages []canvas.Message, defs []canvas.Variable) ([]completion.Message, error) {
-	return completion.Render(messages, defs, t.values(in))
+func (t stepTemplate) render(in *StepInput, messages []canvas.Message, defs []canvas.Variable) ([]model.Message, error) {
+	return model.Render(messages, defs, t.values(in))
 }
 
 // renderString renders one text.

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/workflow"
 )
 
@@ -46,7 +46,7 @@ func ExampleScope() {
 		},
 	}
 	scope := workflow.Scope(in)
-	msgs, _ := completion.Render([]canvas.Message{{Role: canvas.RoleUser, Content: "{{steps.draft.output.title}}: a text on {{topic}}"}}, nil, scope)
+	msgs, _ := model.Render([]canvas.Message{{Role: canvas.RoleUser, Content: "{{steps.draft.output.title}}: a text on {{topic}}"}}, nil, scope)
 	fmt.Println(msgs[0].Content)
 	// Output:
 	// Night birds: a text on owls
@@ -54,7 +54,7 @@ func ExampleScope() {
 
 // TestScope_Template checks that a template step reads exactly what Scope
 // holds: rendering every scope name through the template action gives what
-// completion.Render gives over the whole Scope.
+// model.Render gives over the whole Scope.
 func TestScope_Template(t *testing.T) {
 	in := &workflow.StepInput{
 		Variables: map[string]any{"topic": "owls", "n": json.Number("1e3"), "steps.x": "not a step"},
@@ -74,7 +74,7 @@ func TestScope_Template(t *testing.T) {
 	for _, name := range names {
 		fmt.Fprintf(&text, "%s={{ %s }}\n", name, name)
 	}
-	want, err := completion.Render([]canvas.Message{{Role: canvas.RoleUser, Content: text.String()}}, nil, scope)
+	want, err := model.Render([]canvas.Message{{Role: canvas.RoleUser, Content: text.String()}}, nil, scope)
 	require.NoError(t, err)
 
 	config, err := json.Marshal(map[string]string{"template": text.String()})

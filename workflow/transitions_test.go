@@ -54,7 +54,7 @@ func TestTransition_PendingTimeout(t *testing.T) {
 	go func() { defer close(done); _ = w.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	v := h.await(id, workflow.StatusTimeout)
-	assert.Equal(t, workflow.ErrCodeTimeout, v.Error.Code)
+	assert.Equal(t, canvas.ETIMEOUT, v.Error.Code)
 	assert.Equal(t, "cancelled", step(t, v, "start").Status)
 }
 
@@ -67,14 +67,14 @@ func TestTransition_WaitingForReviewCancelledOrTimeout(t *testing.T) {
 	assert.Equal(t, workflow.StatusCancelled, got.Status)
 	review := step(t, got, "review")
 	assert.Equal(t, "cancelled", review.Status)
-	assert.Equal(t, workflow.ErrCodeCancelled, review.Error.Code)
+	assert.Equal(t, canvas.ECANCELLED, review.Error.Code)
 	_, err = h.svc.Review(h.ctx, id, workflow.ReviewParams{Approved: true})
 	assert.Equal(t, canvas.ECONFLICT, canvas.ErrorCode(err))
 
 	id = h.start(withTimeout(draftSpec, 1), map[string]any{"topic": "a long enough topic"}).ID
 	h.await(id, workflow.StatusWaitingForReview)
 	v := h.await(id, workflow.StatusTimeout)
-	assert.Equal(t, workflow.ErrCodeTimeout, step(t, v, "review").Error.Code)
+	assert.Equal(t, canvas.ETIMEOUT, step(t, v, "review").Error.Code)
 }
 
 func TestTransition_RequiresActionCancelled(t *testing.T) {

@@ -4,31 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/promptcanvas/promptcanvas/env"
-	"github.com/promptcanvas/promptcanvas/queue"
-	"github.com/promptcanvas/promptcanvas/store"
-	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
-
-// publicationOutbox returns the environment service's outbox: each new
-// publication commits with the job that notifies the subscriptions of its
-// canvas' applications (publication.created, data: the publication item),
-// which the worker fans out (Notifier.HandleCanvasEvent).
-func publicationOutbox(n *webhook.Notifier) env.PublishOutbox {
-	return func(workspaceID string, pub *env.Publication) (*queue.Job, error) {
-		return n.CanvasEventJob(workspaceID, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
-	}
-}
-
-// generationOutbox returns the generation service's outbox: each finished
-// generation commits with the job that notifies the subscriptions of its
-// canvas' applications (generation.completed, data: the generation).
-func generationOutbox(n *webhook.Notifier) func(*testcase.Generation) (*queue.Job, error) {
-	return func(g *testcase.Generation) (*queue.Job, error) {
-		return n.CanvasEventJob(g.WorkspaceID, g.PromptID, g.ID, webhook.EventGenerationCompleted, g)
-	}
-}
 
 // applicationConfig holds the settings of applications.
 type applicationConfig struct {
@@ -49,10 +26,4 @@ func (c *applicationConfig) applicationFlags(env func(string) string) error {
 		c.SecretOverlap = d
 	}
 	return nil
-}
-
-// applications returns the application service of the reference server.
-func applications(cfg config, db store.Store) *webhook.ApplicationService {
-	return webhook.NewApplicationService(webhook.ApplicationOptions{Store: db, Canvases: db,
-		SecretOverlap: cfg.SecretOverlap})
 }

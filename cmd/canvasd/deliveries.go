@@ -2,10 +2,8 @@ package main
 
 import (
 	"fmt"
-	"log/slog"
 	"strconv"
 
-	"github.com/promptcanvas/promptcanvas/store"
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
@@ -29,24 +27,4 @@ func (c *deliveryConfig) deliveryFlags(env func(string) string) error {
 		c.MaxConsecutiveFailures = n
 	}
 	return nil
-}
-
-// webhookSender returns the sender of every delivery and Test Request,
-// guarded unless CANVAS_ALLOW_PRIVATE_NETWORKS is set.
-func webhookSender(cfg config) *webhook.Sender {
-	return webhook.NewSender(webhook.SenderOptions{AllowPrivateNetworks: cfg.AllowPrivateNetworks})
-}
-
-// deliverer returns the queue handler of delivery jobs: it logs every
-// attempt in db, signs a subscription's deliveries with its live secrets,
-// and disables a subscription on a 410 or after too many failures in a row.
-func deliverer(cfg config, db store.Store, logger *slog.Logger) *webhook.Deliverer {
-	return &webhook.Deliverer{Sender: webhookSender(cfg), Logger: logger, Log: db, Subscriptions: db,
-		MaxConsecutiveFailures: cfg.MaxConsecutiveFailures}
-}
-
-// deliveryService returns the service of the delivery log, redelivery and
-// Test Requests.
-func deliveryService(cfg config, db store.Store) *webhook.DeliveryService {
-	return webhook.NewDeliveryService(webhook.DeliveryOptions{Log: db, Applications: db, Sender: webhookSender(cfg)})
 }

@@ -19,7 +19,9 @@ func TestDeliveryConfig_Flags(t *testing.T) {
 		c, err := parse(map[string]string{"CANVAS_WEBHOOK_MAX_FAILURES": "3"})
 		require.NoError(t, err)
 		assert.Equal(t, 3, c.MaxConsecutiveFailures)
-		assert.Equal(t, 3, deliverer(c, nil, nil).MaxConsecutiveFailures)
+		opts, err := engineOptions(c, nil)
+		require.NoError(t, err)
+		assert.Equal(t, 3, opts.Limits.MaxConsecutiveDeliveryFailures)
 	})
 	t.Run("Invalid", func(t *testing.T) {
 		for _, v := range []string{"0", "-1", "many"} {

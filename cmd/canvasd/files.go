@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -43,16 +42,4 @@ func (c *fileConfig) fileFlags(fs *flag.FlagSet, env func(string) string) error 
 	fs.Int64Var(&c.MaxFileSize, "max-file-size", size,
 		"largest file upload in `bytes` (env CANVAS_MAX_FILE_SIZE)")
 	return nil
-}
-
-// files builds the file vault of the reference server: bytes in
-// <data>/files and upload URLs under cfg.BaseURL. The caller registers
-// HandleExpireJob on the queue worker for vault.JobKindExpire.
-func files(cfg config, db vault.Store) (*vault.Service, error) {
-	blobs, err := vault.NewFSBlobs(filepath.Join(cfg.Data, "files"))
-	if err != nil {
-		return nil, fmt.Errorf("file directory: %w", err)
-	}
-	return vault.NewService(vault.Options{Store: db, Blobs: blobs, BaseURL: cfg.BaseURL,
-		URLLifetime: cfg.UploadURLLifetime, MaxSize: cfg.MaxFileSize}), nil
 }

@@ -13,14 +13,8 @@ import (
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/env"
-	"github.com/promptcanvas/promptcanvas/queue"
-	"github.com/promptcanvas/promptcanvas/retention"
+	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/server"
-	"github.com/promptcanvas/promptcanvas/store/sqlite"
-	"github.com/promptcanvas/promptcanvas/testcase"
-	"github.com/promptcanvas/promptcanvas/vault"
-	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
 // Server timeouts. WriteTimeout is left at zero so that streamed responses
@@ -62,29 +56,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 
-	dbPath, err := dataDir(cfg.Data)
-	if err != nil {
-		return err
-	}
-	db, err := sqlite.Open(ctx, dbPath)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", dbPath, err)
-	}
-	closeDB := sync.OnceValue(db.Close)
-	defer closeDB()
-
-	created, token, err := canvas.Bootstrap(ctx, db, cfg.BootstrapAPIKey)
-	if err != nil {
-		return err
-	}
-	if created {
-		// The key goes to standard output only: logs are shipped and kept,
-		// and a credential does not belong in them.
-		logger.Info("new database: created the default workspace and its admin API key (printed on standard output)",
-			slog.String("workspace", canvas.DefaultWorkspaceName))
-		fmt.Fprintf(stdout, "admin API key: %s\n", token)
-	}
-
 	// The listener comes first: upload URLs carry the bound address when
 	// no base URL is configured. Serve closes it; the deferred Close covers
 	// the returns before that.
@@ -99,60 +70,47 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		cfg.BaseURL = "http://" + addr
 	}
 
-	fileSvc, err := files(cfg, db)
+	opts, err := engineOptions(cfg, logger)
 	if err != nil {
 		return err
 	}
-	// The notifier wakes the worker, which is built with the completion
-	// service that needs the notifier: it is bound before any request.
-	var worker *queue.Worker
-	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: db, Notify: func() { worker.Notify() }})
-	envs := env.NewService(db, db, env.WithPublishOutbox(publicationOutbox(notifier), func() { worker.Notify() }))
-	llm := &models{}
-	workflowSvc := workflows(db, llm, fileSvc, notifier, func() *queue.Worker { return worker }, logger)
-	completionSvc, worker, err := completions(cfg, db, envs, fileSvc, notifier, workflowSvc, logger)
+	eng, err := engine.OpenSQLite(ctx, cfg.Data, opts)
 	if err != nil {
 		return err
 	}
-	llm.svc = completionSvc
-	handleWorkflows(worker, workflowSvc)
-	worker.Handle(webhook.JobKindFanout, notifier.HandleFanout)
-	worker.Handle(webhook.JobKindCanvasEvent, notifier.HandleCanvasEvent)
-	worker.Handle(vault.JobKindExpire, fileSvc.HandleExpireJob)
-	if err := schedulePurges(ctx, cfg, db, worker, logger); err != nil {
-		return err
-	}
-	testCaseSvc := testcase.NewService(testcase.Options{Store: db, Canvases: db, Generations: db})
-	generationSvc := generations(testCaseSvc, db, completionSvc, worker, generationOutbox(notifier))
-	handler, err := server.New(server.Options{
-		Store:        db,
-		Canvases:     canvas.NewService(db, canvas.WithWorkflows(workflowSvc), canvas.WithPromoter(envs)),
-		Workflows:    workflowSvc,
-		Environments: envs,
-		Completions:  completionSvc,
-		TestCases:    testCaseSvc,
-		Generations:  generationSvc,
-		Files:        fileSvc,
-		Applications: applications(cfg, db),
-		Deliveries:   deliveryService(cfg, db),
-		Auth:         server.NewAuthenticator(db, authOpts...),
-		Logger:       logger,
-	})
+	closeEngine := sync.OnceValue(eng.Close)
+	defer closeEngine()
+
+	created, token, err := eng.Bootstrap(ctx, cfg.BootstrapAPIKey)
 	if err != nil {
 		return err
 	}
-	// The worker finishes or releases the jobs it holds before the store
-	// closes, whichever way serve returns.
-	workerCtx, cancelWorker := context.WithCancel(context.WithoutCancel(ctx))
-	workerDone := make(chan error, 1)
-	go func() { workerDone <- worker.Run(workerCtx) }()
-	stopWorker := sync.OnceFunc(func() {
-		cancelWorker()
-		if err := <-workerDone; err != nil {
-			logger.Warn("queue worker stopped", slog.Any("error", err))
+	if created {
+		// The key goes to standard output only: logs are shipped and kept,
+		// and a credential does not belong in them.
+		logger.Info("new database: created the default workspace and its admin API key (printed on standard output)",
+			slog.String("workspace", canvas.DefaultWorkspaceName))
+		fmt.Fprintf(stdout, "admin API key: %s\n", token)
+	}
+
+	handler, err := server.New(server.Options{Engine: eng, Auth: server.NewAuthenticator(eng.Store, authOpts...),
+		Logger: logger})
+	if err != nil {
+		return err
+	}
+	// The engine's background work stops, finishing or giving back the
+	// jobs it holds, before the store closes, whichever way serve returns
+	// (Engine.Close waits for Run).
+	engineDone := make(chan error, 1)
+	go func() { engineDone <- eng.Run(context.WithoutCancel(ctx)) }()
+	defer func() {
+		if err := closeEngine(); err != nil {
+			logger.Warn("close the engine", slog.Any("error", err))
 		}
-	})
-	defer stopWorker()
+		if err := <-engineDone; err != nil {
+			logger.Warn("background work stopped", slog.Any("error", err))
+		}
+	}()
 
 	srv := &http.Server{
 		Handler:           handler,
@@ -171,6 +129,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	select {
 	case err := <-served:
 		return fmt.Errorf("serve: %w", err)
+	case err := <-engineDone:
+		engineDone <- err // for the deferred wait
+		return fmt.Errorf("background work stopped: %w", err)
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down")
@@ -183,24 +144,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		logger.Warn("server stopped", slog.Any("error", err))
 	}
-	stopWorker()
-	if err := closeDB(); err != nil {
+	if err := closeEngine(); err != nil {
 		return fmt.Errorf("close store: %w", err)
 	}
 	logger.Info("stopped")
-	return nil
-}
-
-// schedulePurges registers the purge of ended records on the worker and
-// makes sure one purge job is queued; restarts and other processes on the
-// same data queue no second one.
-func schedulePurges(ctx context.Context, cfg config, db retention.Store, worker *queue.Worker, logger *slog.Logger) error {
-	p := retention.New(retention.Options{Store: db, Jobs: cfg.JobRetention, Deliveries: cfg.DeliveryRetention,
-		Runs: cfg.RunRetention, WorkflowRuns: cfg.WorkflowRunRetention, Interval: cfg.PurgeInterval, Logger: logger})
-	worker.Handle(retention.JobKind, p.Handle)
-	if _, err := p.Schedule(ctx); err != nil {
-		return fmt.Errorf("schedule the purge of ended records: %w", err)
-	}
 	return nil
 }
 

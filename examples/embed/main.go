@@ -16,6 +16,7 @@ import (
 	"os"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/examples/internal/demo"
 )
@@ -33,15 +34,12 @@ func run(ctx context.Context, w io.Writer) error {
 	// A new database gets the default workspace and an admin API key, as
 	// canvasd does on its first start. In-process, the caller is a
 	// Principal put in the context: here an admin user of that workspace.
-	d, ctx, err := demo.Open(ctx, "embed", canvas.RoleAdmin)
+	d, ctx, err := demo.Open(ctx, "embed", canvas.RoleAdmin, engine.Options{})
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	db, ws := d.DB, d.Workspace
-
-	canvases := canvas.NewService(db)
-	envs := env.NewService(db, db)
+	ws, canvases, envs := d.Workspace, d.Canvases, d.Environments
 
 	project, err := canvases.CreateProject(ctx, canvas.CreateProjectParams{Name: "Support"})
 	if err != nil {

@@ -19,15 +19,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/completion"
-	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/examples/internal/demo"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/server"
-	"github.com/promptcanvas/promptcanvas/vault"
 )
 
 // compatibilityDate is sent as x-compatibility-date on the file operations.
@@ -44,29 +42,17 @@ func main() {
 func run(ctx context.Context, w io.Writer) error {
 	// The calls go over HTTP with the admin API key Bootstrap creates, not
 	// as the Principal in the context.
-	d, _, err := demo.Open(ctx, "files", canvas.RoleAdmin)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	db := d.DB
-
 	// The upload URLs the vault signs start with the server's address, so
 	// the test server starts first and gets its handler right after.
 	var handler http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	defer srv.Close()
-	blobs, err := vault.NewFSBlobs(filepath.Join(d.Dir, "files"))
+	d, _, err := demo.Open(ctx, "files", canvas.RoleAdmin, engine.Options{BaseURL: srv.URL})
 	if err != nil {
 		return err
 	}
-	files := vault.NewService(vault.Options{Store: db, Blobs: blobs, BaseURL: srv.URL})
-	envs := env.NewService(db, db)
-	completions := completion.NewService(completion.Options{Store: db, Canvases: db, Environments: envs,
-		Providers: completion.NewRegistry(completion.NewEcho(completion.EchoOptions{})),
-		Files:     completion.FileOptions{Vault: completion.VaultFiles(files)}})
-	handler, err = server.New(server.Options{Store: db, Canvases: canvas.NewService(db), Environments: envs,
-		Completions: completions, Files: files, Auth: server.NewAuthenticator(db)})
+	defer d.Close()
+	handler, err = server.New(server.Options{Engine: d.Engine, Auth: server.NewAuthenticator(d.Store)})
 	if err != nil {
 		return err
 	}
@@ -82,7 +68,7 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	if err := c.do(http.MethodPost, "/prompt-version", map[string]any{
 		"promptId":      cv.ID,
-		"configuration": map[string]any{"model": completion.EchoModel},
+		"configuration": map[string]any{"model": model.EchoModel},
 		"variables":     []any{map[string]any{"name": "doc", "type": "file", "required": true}},
 		"message":       map[string]any{"role": "user", "content": "Summarize this:\n{{doc}}"},
 	}, &version); err != nil {

@@ -17,8 +17,10 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/examples/internal/demo"
+	"github.com/promptcanvas/promptcanvas/model"
 )
 
 func main() {
@@ -30,20 +32,14 @@ func main() {
 // run does the walk-through and writes its report to w. The report holds
 // no ids or times, so it is the same on every run.
 func run(ctx context.Context, w io.Writer) error {
-	d, ctx, err := demo.Open(ctx, "stream", canvas.RoleAdmin)
+	// With no providers configured, the engine serves the echo model: it
+	// answers with the rendered messages, word by word.
+	d, ctx, err := demo.Open(ctx, "stream", canvas.RoleAdmin, engine.Options{})
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	db := d.DB
-
-	canvases := canvas.NewService(db)
-	envs := env.NewService(db, db)
-	// The registry holds the models a run may name; echo answers with the
-	// rendered messages, word by word. No queue worker is needed for sync
-	// and streamed runs.
-	completions := completion.NewService(completion.Options{Store: db, Canvases: db, Environments: envs,
-		Providers: completion.NewRegistry(completion.NewEcho(completion.EchoOptions{}))})
+	canvases, envs, completions := d.Canvases, d.Environments, d.Completions
 
 	project, err := canvases.CreateProject(ctx, canvas.CreateProjectParams{Name: "Docs"})
 	if err != nil {
@@ -55,7 +51,7 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	v, err := canvases.CreateVersion(ctx, canvas.CreateVersionParams{
 		PromptID:      c.ID,
-		Configuration: &canvas.Configuration{Model: completion.EchoModel},
+		Configuration: &canvas.Configuration{Model: model.EchoModel},
 		Variables:     []canvas.Variable{{Name: "topic", Type: canvas.VariableText, Required: true}},
 		Message:       &canvas.MessageInput{Role: canvas.RoleSystem, Content: "Explain {{ topic }} in one line."},
 	})
@@ -73,7 +69,7 @@ func run(ctx context.Context, w io.Writer) error {
 		CanvasID:  c.ID,
 		Variables: map[string]any{"topic": "group commit"},
 		Messages:  []string{"Keep it short."},
-		Stream: func(ch completion.Chunk) error {
+		Stream: func(ch model.Chunk) error {
 			n++
 			_, err := fmt.Fprintf(w, "chunk %d: %q\n", n, ch.Text)
 			return err

@@ -17,10 +17,9 @@ import (
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/completion"
-	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/examples/internal/demo"
-	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/testcase"
 )
 
@@ -30,46 +29,22 @@ func main() {
 	}
 }
 
-// services are the parts the walk-through uses, wired as cmd/canvasd
-// wires them: one queue worker runs the generations' jobs.
-type services struct {
-	canvases    *canvas.Service
-	testCases   *testcase.Service
-	generations *testcase.GenerationService
-}
-
-// wire builds the services on d's store and runs their worker until d
-// closes.
-func wire(ctx context.Context, d *demo.Demo) *services {
-	db := d.DB
-	worker := queue.NewWorker(db, queue.WorkerOptions{PollInterval: 10 * time.Millisecond})
-	completions := completion.NewService(completion.Options{Store: db, Canvases: db,
-		Environments: env.NewService(db, db), Providers: completion.NewRegistry(completion.NewEcho(completion.EchoOptions{})),
-		Notify: worker.Notify})
-	testCases := testcase.NewService(testcase.Options{Store: db, Canvases: db, Generations: db})
-	generations := testcase.NewGenerationService(testcase.GenerationOptions{TestCases: testCases, Store: db,
-		Runner: completions, Notify: worker.Notify, Cancel: worker.Cancel})
-	worker.Handle(testcase.JobKindGenerate, generations.HandleJob)
-	d.RunWorker(ctx, worker)
-	return &services{canvases: canvas.NewService(db), testCases: testCases, generations: generations}
-}
-
 // run does the whole walk-through and writes its report to w. The report
 // holds titles, counts and outputs only, never ids or times, so it is the
 // same on every run.
 func run(ctx context.Context, w io.Writer) error {
-	d, ctx, err := demo.Open(ctx, "testcases", canvas.RoleAdmin)
+	// The engine's background work runs the generations.
+	d, ctx, err := demo.Open(ctx, "testcases", canvas.RoleAdmin, engine.Options{})
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	s := wire(ctx, d)
 
-	project, err := s.canvases.CreateProject(ctx, canvas.CreateProjectParams{Name: "Geography"})
+	project, err := d.Canvases.CreateProject(ctx, canvas.CreateProjectParams{Name: "Geography"})
 	if err != nil {
 		return err
 	}
-	c, err := s.canvases.CreateCanvas(ctx, canvas.CreateCanvasParams{Title: "Capitals", ProjectID: &project.ID})
+	c, err := d.Canvases.CreateCanvas(ctx, canvas.CreateCanvasParams{Title: "Capitals", ProjectID: &project.ID})
 	if err != nil {
 		return err
 	}
@@ -80,8 +55,8 @@ func run(ctx context.Context, w io.Writer) error {
 		{"Sentence", "The capital is {{city}}."},
 		{"Terse", "Capital: {{city}}"},
 	} {
-		ver, err := s.canvases.CreateVersion(ctx, canvas.CreateVersionParams{PromptID: c.ID, Title: v.title,
-			Configuration: &canvas.Configuration{Model: completion.EchoModel, Type: "chat"},
+		ver, err := d.Canvases.CreateVersion(ctx, canvas.CreateVersionParams{PromptID: c.ID, Title: v.title,
+			Configuration: &canvas.Configuration{Model: model.EchoModel, Type: "chat"},
 			Variables:     []canvas.Variable{{Name: "city", Type: canvas.VariableText, Required: true}},
 			Message:       &canvas.MessageInput{Role: canvas.RoleSystem, Content: v.prompt}})
 		if err != nil {
@@ -90,33 +65,33 @@ func run(ctx context.Context, w io.Writer) error {
 		versions = append(versions, ver)
 	}
 
-	smokeIDs, allIDs, err := createTestCases(ctx, s.testCases, c.ID)
+	smokeIDs, allIDs, err := createTestCases(ctx, d.TestCases, c.ID)
 	if err != nil {
 		return err
 	}
-	regression, err := tag(ctx, s.testCases, c.ID, "regression", allIDs)
+	regression, err := tag(ctx, d.TestCases, c.ID, "regression", allIDs)
 	if err != nil {
 		return err
 	}
-	if _, err := tag(ctx, s.testCases, c.ID, "smoke", smokeIDs); err != nil {
+	if _, err := tag(ctx, d.TestCases, c.ID, "smoke", smokeIDs); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "canvas %q: %d test cases, %d tagged smoke, %d tagged regression\n",
 		c.Title, len(allIDs), len(smokeIDs), len(allIDs))
 
 	for _, v := range versions {
-		res, err := s.generations.RunBatch(ctx, testcase.BatchParams{PromptID: c.ID, PromptVersionID: v.ID,
+		res, err := d.Generations.RunBatch(ctx, testcase.BatchParams{PromptID: c.ID, PromptVersionID: v.ID,
 			TagIDs: []string{regression.ID}})
 		if err != nil {
 			return err
 		}
-		e, err := waitExecution(ctx, s.generations, res.ExecutionID)
+		e, err := waitExecution(ctx, d.Generations, res.ExecutionID)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "version %d %q: %d/%d passed, pass rate %.0f%%\n",
 			v.VersionIndex, v.Title, e.Passed, e.Passed+e.Failed, 100**e.PassRate)
-		if err := printOutcomes(ctx, w, s.testCases, c.ID, v.ID); err != nil {
+		if err := printOutcomes(ctx, w, d.TestCases, c.ID, v.ID); err != nil {
 			return err
 		}
 	}

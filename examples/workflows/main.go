@@ -20,9 +20,8 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
-	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/examples/internal/demo"
-	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/workflow"
 )
 
@@ -65,59 +64,24 @@ func main() {
 	}
 }
 
-// services are the parts the walk-through uses, wired as cmd/canvasd wires
-// them: the completion service runs workflow versions through the workflow
-// service, whose llm steps call models through the completion service, and
-// one queue worker executes the runs.
-type services struct {
-	canvases    *canvas.Service
-	completions *completion.Service
-	workflows   *workflow.Service
-}
-
-// models lets the workflow service call the completion service, which is
-// built after it.
-type models struct{ svc *completion.Service }
-
-func (m *models) Call(ctx context.Context, workspaceID string, req completion.RunRequest) (*completion.Result, error) {
-	return m.svc.Call(ctx, workspaceID, req)
-}
-
-// wire builds the services on d's store and runs their worker until d
-// closes.
-func wire(ctx context.Context, d *demo.Demo) *services {
-	db := d.DB
-	worker := queue.NewWorker(db, queue.WorkerOptions{PollInterval: 10 * time.Millisecond})
-	llm := &models{}
-	workflows := workflow.NewService(workflow.Options{Store: db, Canvases: db,
-		Actions: workflow.Builtins(workflow.BuiltinOptions{Models: llm}), Notify: worker.Notify, Cancel: worker.Cancel})
-	completions := completion.NewService(completion.Options{Store: db, Canvases: db,
-		Environments: env.NewService(db, db), Providers: completion.NewRegistry(completion.NewEcho(completion.EchoOptions{})),
-		Notify: worker.Notify, Workflows: workflows})
-	llm.svc = completions
-	worker.Handle(workflow.JobKindRun, workflows.HandleJob)
-	worker.Handle(workflow.JobKindDeadline, workflows.HandleDeadline)
-	d.RunWorker(ctx, worker)
-	return &services{canvases: canvas.NewService(db, canvas.WithWorkflows(workflows)), completions: completions,
-		workflows: workflows}
-}
-
 // run does the whole walk-through and writes its report to w. The report
 // holds names, statuses and outputs only, never ids or times, so it is the
 // same on every run.
 func run(ctx context.Context, w io.Writer) error {
-	d, ctx, err := demo.Open(ctx, "workflows", canvas.RoleEditor)
+	// The engine runs workflow versions through completions, its llm
+	// steps call models as completions do, and its background work runs
+	// the workflow runs.
+	d, ctx, err := demo.Open(ctx, "workflows", canvas.RoleEditor, engine.Options{})
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	s := wire(ctx, d)
 
-	c, err := s.canvases.CreateCanvas(ctx, canvas.CreateCanvasParams{Title: "Product notes"})
+	c, err := d.Canvases.CreateCanvas(ctx, canvas.CreateCanvasParams{Title: "Product notes"})
 	if err != nil {
 		return err
 	}
-	v, err := s.canvases.CreateVersion(ctx, canvas.CreateVersionParams{PromptID: c.ID, Title: "Draft and review",
+	v, err := d.Canvases.CreateVersion(ctx, canvas.CreateVersionParams{PromptID: c.ID, Title: "Draft and review",
 		IsWorkflow: true, WorkflowSpec: json.RawMessage(spec)})
 	if err != nil {
 		return err
@@ -126,19 +90,19 @@ func run(ctx context.Context, w io.Writer) error {
 
 	// A sync completion waits until the run ends or pauses: this one
 	// pauses at the review.
-	started, err := s.completions.Run(ctx, completion.RunParams{CanvasID: c.ID, VersionID: v.ID,
+	started, err := d.Completions.Run(ctx, completion.RunParams{CanvasID: c.ID, VersionID: v.ID,
 		Variables: map[string]any{"topic": "the new espresso machine"}})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "completion answered: workflow run %s\n", started.WorkflowStatus)
 
-	if _, err := s.workflows.Review(ctx, started.ID, workflow.ReviewParams{Approved: true, Comment: "ship it"}); err != nil {
+	if _, err := d.Workflows.Review(ctx, started.ID, workflow.ReviewParams{Approved: true, Comment: "ship it"}); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "review: approved")
 
-	done, err := await(ctx, s.workflows, started.ID)
+	done, err := await(ctx, d.Workflows, started.ID)
 	if err != nil {
 		return err
 	}

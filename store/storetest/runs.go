@@ -8,6 +8,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/store"
 	"github.com/promptcanvas/promptcanvas/webhook"
@@ -20,9 +21,9 @@ import (
 func (f *fixture) Run(v *canvas.Version) *completion.Run {
 	return &completion.Run{
 		WorkspaceID: v.WorkspaceID, Kind: completion.KindCompletion, CanvasID: v.PromptID, VersionID: v.ID,
-		Model: completion.EchoModel, Status: completion.StatusQueued, Async: true,
-		Request: completion.RunRequest{Model: completion.EchoModel,
-			Messages: []completion.Message{{Role: canvas.RoleSystem, Content: "hello"}}},
+		Model: model.EchoModel, Status: completion.StatusQueued, Async: true,
+		Request: model.Request{Model: model.EchoModel,
+			Messages: []model.Message{{Role: canvas.RoleSystem, Content: "hello"}}},
 		WebhookURL:     "https://example.com/hook",
 		ForwardHeaders: []webhook.Header{{Name: "tenant", Value: "t1"}},
 		CreatedBy:      "alice",
@@ -57,7 +58,7 @@ func testRuns(t *testing.T, newStore func(t *testing.T) store.Store) {
 		v := f.Version(f.Canvas("c", f.Project("p"), "alice"), "hello")
 		r := f.Run(v)
 		r.ID, r.Async, r.Status = "0b6f3c1e-8a52-4d77-9a3e-0c1d2e3f4a5b", false, completion.StatusCompleted
-		r.Usage = completion.Usage{InputTokens: 3, OutputTokens: 1}
+		r.Usage = model.Usage{InputTokens: 3, OutputTokens: 1}
 		r.LatencyMs = 12
 		r.Result = &completion.Response{ID: r.ID, Object: completion.ResponseObject, Created: 1,
 			Choices: []completion.Choice{{Message: completion.ChoiceMessage{Role: canvas.RoleAssistant,
@@ -98,7 +99,7 @@ func testRuns(t *testing.T, newStore func(t *testing.T) store.Store) {
 		started.Status = completion.StatusFailed
 		started.Error = &completion.RunError{Code: canvas.EPROVIDER, Message: "down",
 			Details: []canvas.Detail{{Path: "/output", Message: "bad"}}}
-		started.Usage = completion.Usage{InputTokens: 4, OutputTokens: 2}
+		started.Usage = model.Usage{InputTokens: 4, OutputTokens: 2}
 		notify, err := webhook.NewJob(r.WorkspaceID, r.ID, webhook.Delivery{URL: r.WebhookURL,
 			Event: webhook.Event{Type: webhook.EventCompletionFailed, Data: json.RawMessage(`{}`)}})
 		require.NoError(t, err)

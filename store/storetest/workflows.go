@@ -72,7 +72,7 @@ func testWorkflows(t *testing.T, newStore func(t *testing.T) store.Store) {
 		r.Input["files"] = workflow.InputValue{Name: "files", Type: "file", Value: 2.5,
 			Files: []workflow.InputFile{{FileURL: "https://example.com/a.pdf", Name: "a.pdf", MimeType: "application/pdf"}}}
 		r.StartNodeID, r.EndNodeID, r.OutputNodeID = "start", "end", "draft"
-		r.Error = &workflow.Error{Code: workflow.ErrCodeTimeout, Message: "late"}
+		r.Error = &workflow.Error{Code: canvas.ETIMEOUT, Message: "late"}
 		r.WebhookURL = "https://example.com/hook"
 		r.ForwardHeaders = []webhook.Header{{Name: "tenant", Value: "t1"}}
 		r.ApplicationID = "app-1"

@@ -4,23 +4,20 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/queue"
-	"github.com/promptcanvas/promptcanvas/store/sqlite"
+	"github.com/promptcanvas/promptcanvas/engine"
 )
 
 // UserID is the user the examples act as.
 const UserID = "ada"
 
-// Demo is a bootstrapped store in a temporary directory, and the queue
-// workers run on it. Close stops the workers, closes the store and removes
-// the directory.
+// Demo is an Engine over a new data directory in a temporary directory,
+// bootstrapped, with its background work running. Close stops the work,
+// closes the store and removes the directory.
 type Demo struct {
-	// DB is the store, a new database file in Dir.
-	DB *sqlite.DB
-	// Dir is the temporary directory, for any other files an example keeps.
+	*engine.Engine
+	// Dir is the temporary data directory.
 	Dir string
 	// Workspace is the default workspace Bootstrap created.
 	Workspace *canvas.Workspace
@@ -28,15 +25,16 @@ type Demo struct {
 	// HTTP.
 	AdminToken string
 
-	stops []func() error
+	done chan error
 }
 
-// Open creates a temporary directory named after name, opens a SQLite store
-// in it and bootstraps it as canvasd does on its first start: the default
-// workspace and an admin API key. It returns ctx with the caller the
+// Open creates a temporary directory named after name, opens an Engine on
+// it with opts (engine.OpenSQLite) and bootstraps it as canvasd does on its
+// first start: the default workspace and an admin API key. The engine's
+// background work runs until Close. Open returns ctx with the caller the
 // services act for in-process, a Principal in the context: user UserID of
 // the default workspace, in role.
-func Open(ctx context.Context, name string, role canvas.Role) (_ *Demo, _ context.Context, err error) {
+func Open(ctx context.Context, name string, role canvas.Role, opts engine.Options) (_ *Demo, _ context.Context, err error) {
 	dir, err := os.MkdirTemp("", "canvas-"+name)
 	if err != nil {
 		return nil, nil, err
@@ -47,40 +45,33 @@ func Open(ctx context.Context, name string, role canvas.Role) (_ *Demo, _ contex
 			err = errors.Join(err, d.Close())
 		}
 	}()
-	if d.DB, err = sqlite.Open(ctx, filepath.Join(dir, "canvas.db")); err != nil {
+	if d.Engine, err = engine.OpenSQLite(ctx, dir, opts); err != nil {
 		return nil, nil, err
 	}
-	if _, d.AdminToken, err = canvas.Bootstrap(ctx, d.DB, ""); err != nil {
+	if _, d.AdminToken, err = d.Bootstrap(ctx, ""); err != nil {
 		return nil, nil, err
 	}
-	if d.Workspace, err = d.DB.GetWorkspaceByName(ctx, canvas.DefaultWorkspaceName); err != nil {
+	ws, err := d.Store.GetWorkspaceByName(ctx, canvas.DefaultWorkspaceName)
+	if err != nil {
 		return nil, nil, err
 	}
-	ctx = canvas.NewContext(ctx, &canvas.Principal{WorkspaceID: d.Workspace.ID, UserID: UserID, Role: role})
+	d.Workspace = ws
+	d.done = make(chan error, 1)
+	go func() { d.done <- d.Run(context.WithoutCancel(ctx)) }()
+	ctx = canvas.NewContext(ctx, &canvas.Principal{WorkspaceID: ws.ID, UserID: UserID, Role: role})
 	return d, ctx, nil
 }
 
-// RunWorker runs w in the background until Close, which stops it and waits
-// for it to shut down before the store closes. Register w's handlers first.
-func (d *Demo) RunWorker(ctx context.Context, w *queue.Worker) {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	d.stops = append(d.stops, func() error {
-		cancel()
-		return <-done
-	})
-}
-
-// Close stops the workers, closes the store and removes the directory.
+// Close stops the background work, waiting for it, closes the store and
+// removes the directory.
 func (d *Demo) Close() error {
 	var errs []error
-	for _, stop := range d.stops {
-		errs = append(errs, stop())
+	if d.Engine != nil {
+		errs = append(errs, d.Engine.Close())
 	}
-	d.stops = nil
-	if d.DB != nil {
-		errs = append(errs, d.DB.Close())
+	if d.done != nil {
+		errs = append(errs, <-d.done)
+		d.done = nil
 	}
 	errs = append(errs, os.RemoveAll(d.Dir))
 	return errors.Join(errs...)

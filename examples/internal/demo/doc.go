@@ -1,5 +1,6 @@
 // Package demo is the set-up the example programs share, so that each of
-// them shows only its walk-through: a new SQLite store in a temporary
-// directory, bootstrapped as canvasd bootstraps a new database, a caller
-// put in the context, and a queue worker run around the walk-through.
+// them shows only its walk-through: an Engine over a new data directory in
+// a temporary directory (engine.OpenSQLite), bootstrapped as canvasd
+// bootstraps a new database, with its background work running, and a
+// caller put in the context.
 package demo

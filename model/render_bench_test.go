@@ -1,4 +1,4 @@
-package completion_test
+package model_test
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"github.com/valyala/fasttemplate"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 )
 
 // benchPrompt returns a prompt of about 2 KB using ten variables, their
@@ -34,7 +34,7 @@ func BenchmarkRender(b *testing.B) {
 	prompt, defs, values := benchPrompt()
 	msgs := system(prompt)
 	want := fasttemplate.ExecuteStringStd(prompt, "{{", "}}", values)
-	got, err := completion.Render(msgs, defs, values)
+	got, err := model.Render(msgs, defs, values)
 	if err != nil || got[0].Content != want {
 		b.Fatalf("Render disagrees with fasttemplate: %v", err)
 	}
@@ -42,7 +42,7 @@ func BenchmarkRender(b *testing.B) {
 	b.Run("Render", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := completion.Render(msgs, defs, values); err != nil {
+			if _, err := model.Render(msgs, defs, values); err != nil {
 				b.Fatal(err)
 			}
 		}

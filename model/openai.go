@@ -1,4 +1,4 @@
-package completion
+package model
 
 import (
 	"context"
@@ -229,7 +229,7 @@ func (p *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
 			params.MaxTokens = openai.Int(int64(*req.MaxTokens))
 		}
 	}
-	if req.structured() {
+	if req.Structured() {
 		if err := ValidateSchema(req.StructuredOutput.Schema); err != nil {
 			return params, err
 		}

@@ -1,4 +1,4 @@
-package completion
+package model
 
 import (
 	"context"
@@ -27,21 +27,21 @@ type Message struct {
 	Files    []File    `json:"-"`
 }
 
-// Request is what a Provider answers. Model names the model the Registry
-// resolved the provider for; nil settings are left to the back end's
-// defaults. StructuredOutput is honoured only when it is enabled and carries
-// a schema.
+// Request is what a Provider answers, and what a run stores to execute it
+// later (its JSON form). Model names the model the Registry resolved the
+// provider for; nil settings are left to the back end's defaults.
+// StructuredOutput is honoured only when it is enabled and carries a schema.
 type Request struct {
-	Messages         []Message
-	Model            string
-	Temperature      *float64
-	MaxTokens        *int
-	TopP             *float64
-	StructuredOutput *canvas.StructuredOutput
+	Messages         []Message                `json:"messages"`
+	Model            string                   `json:"model"`
+	Temperature      *float64                 `json:"temperature,omitempty"`
+	MaxTokens        *int                     `json:"maxTokens,omitempty"`
+	TopP             *float64                 `json:"topP,omitempty"`
+	StructuredOutput *canvas.StructuredOutput `json:"structuredOutput,omitempty"`
 }
 
-// structured reports whether r asks for output matching a JSON Schema.
-func (r *Request) structured() bool {
+// Structured reports whether r asks for output matching a JSON Schema.
+func (r *Request) Structured() bool {
 	so := r.StructuredOutput
 	return so != nil && so.Enabled && len(so.Schema) > 0
 }

@@ -1,4 +1,4 @@
-package completion_test
+package model_test
 
 import (
 	"context"
@@ -11,16 +11,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 )
 
 // mustOpenAI returns a provider talking to baseURL with the test key.
-func mustOpenAI(t *testing.T, opts completion.OpenAIOptions) *completion.OpenAI {
+func mustOpenAI(t *testing.T, opts model.OpenAIOptions) *model.OpenAI {
 	t.Helper()
 	if opts.APIKey == "" {
 		opts.APIKey = "sk-test"
 	}
-	p, err := completion.NewOpenAI(opts)
+	p, err := model.NewOpenAI(opts)
 	require.NoError(t, err)
 	return p
 }
@@ -28,10 +28,10 @@ func mustOpenAI(t *testing.T, opts completion.OpenAIOptions) *completion.OpenAI 
 func ptr[T any](v T) *T { return &v }
 
 // chatRequest is a rendered two-message request with every setting.
-func chatRequest() completion.Request {
-	return completion.Request{
+func chatRequest() model.Request {
+	return model.Request{
 		Model: "gpt-test",
-		Messages: []completion.Message{
+		Messages: []model.Message{
 			{Role: canvas.RoleSystem, Content: "You are terse."},
 			{Role: canvas.RoleUser, Content: "Say hi."},
 		},
@@ -44,12 +44,12 @@ func chatRequest() completion.Request {
 func TestOpenAI_Complete(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		fake, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{"Hi", " there"}})
-		p := mustOpenAI(t, completion.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
 
 		res, err := p.Complete(context.Background(), chatRequest())
 		require.NoError(t, err)
-		assert.Equal(t, &completion.Result{
-			Text: "Hi there", Usage: completion.Usage{InputTokens: 11, OutputTokens: 2},
+		assert.Equal(t, &model.Result{
+			Text: "Hi there", Usage: model.Usage{InputTokens: 11, OutputTokens: 2},
 			Model: "gpt-test-2025", FinishReason: "stop",
 		}, res)
 
@@ -64,9 +64,9 @@ func TestOpenAI_Complete(t *testing.T) {
 	})
 	t.Run("DefaultsLeftOut", func(t *testing.T) {
 		fake, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{"ok"}})
-		p := mustOpenAI(t, completion.OpenAIOptions{BaseURL: url, MaxCompletionTokens: true})
+		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url, MaxCompletionTokens: true})
 
-		req := completion.Request{Model: "m", Messages: []completion.Message{
+		req := model.Request{Model: "m", Messages: []model.Message{
 			{Role: canvas.RoleUser, Content: "a"}, {Role: canvas.RoleAssistant, Content: "b"},
 		}}
 		_, err := p.Complete(context.Background(), req)
@@ -83,14 +83,14 @@ func TestOpenAI_Complete(t *testing.T) {
 	})
 	t.Run("StructuredOutput", func(t *testing.T) {
 		fake, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{`{"answer": "hi"}`}})
-		p := mustOpenAI(t, completion.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
 
 		schema := `{"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}`
 		req := chatRequest()
 		req.StructuredOutput = &canvas.StructuredOutput{Enabled: true, Schema: []byte(schema)}
 		res, err := p.Complete(context.Background(), req)
 		require.NoError(t, err)
-		assert.NoError(t, completion.ValidateOutput(req.StructuredOutput.Schema, res.Text))
+		assert.NoError(t, model.ValidateOutput(req.StructuredOutput.Schema, res.Text))
 
 		reqs := fake.Requests()
 		require.Len(t, reqs, 1)
@@ -98,7 +98,7 @@ func TestOpenAI_Complete(t *testing.T) {
 	})
 	t.Run("StructuredOutputDisabled", func(t *testing.T) {
 		fake, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{"ok"}})
-		p := mustOpenAI(t, completion.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
 
 		req := chatRequest()
 		req.StructuredOutput = &canvas.StructuredOutput{Enabled: false, Schema: []byte(`{"type": "object"}`)}
@@ -109,7 +109,7 @@ func TestOpenAI_Complete(t *testing.T) {
 	})
 	t.Run("InvalidSchema", func(t *testing.T) {
 		fake, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{"ok"}})
-		p := mustOpenAI(t, completion.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
 
 		req := chatRequest()
 		req.StructuredOutput = &canvas.StructuredOutput{Enabled: true, Schema: []byte(`{"type": 5}`)}
@@ -123,7 +123,7 @@ func TestOpenAI_Complete(t *testing.T) {
 		t.Setenv("OPENAI_ORG_ID", "org-env")
 		t.Setenv("OPENAI_CUSTOM_HEADERS", "X-From-Env: 1")
 		fake, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{"ok"}})
-		p := mustOpenAI(t, completion.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
 
 		_, err := p.Complete(context.Background(), chatRequest())
 		require.NoError(t, err)
@@ -137,17 +137,17 @@ func TestOpenAI_Complete(t *testing.T) {
 func TestOpenAI_Stream(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		fake, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{"Hel", "lo", ", world"}})
-		p := mustOpenAI(t, completion.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
 
 		var got []string
-		res, err := p.Stream(context.Background(), chatRequest(), func(c completion.Chunk) error {
+		res, err := p.Stream(context.Background(), chatRequest(), func(c model.Chunk) error {
 			got = append(got, c.Text)
 			return nil
 		})
 		require.NoError(t, err)
 		assert.Equal(t, []string{"Hel", "lo", ", world"}, got)
-		assert.Equal(t, &completion.Result{
-			Text: "Hello, world", Usage: completion.Usage{InputTokens: 11, OutputTokens: 3},
+		assert.Equal(t, &model.Result{
+			Text: "Hello, world", Usage: model.Usage{InputTokens: 11, OutputTokens: 3},
 			Model: "gpt-test-2025", FinishReason: "stop",
 		}, res)
 
@@ -161,7 +161,7 @@ func TestOpenAI_Stream(t *testing.T) {
 	})
 	t.Run("StructuredOutput", func(t *testing.T) {
 		fake, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{`{"n":`, ` 1}`}})
-		p := mustOpenAI(t, completion.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
 
 		req := chatRequest()
 		req.StructuredOutput = &canvas.StructuredOutput{Enabled: true, Schema: []byte(`{"type": "object"}`)}
@@ -172,10 +172,10 @@ func TestOpenAI_Stream(t *testing.T) {
 	})
 	t.Run("ErrorEvent", func(t *testing.T) {
 		_, url := newFakeOpenAI(t, &fakeOpenAI{StreamError: true, Chunks: []string{"partial", "never"}})
-		p := mustOpenAI(t, completion.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
 
 		var got []string
-		_, err := p.Stream(context.Background(), chatRequest(), func(c completion.Chunk) error {
+		_, err := p.Stream(context.Background(), chatRequest(), func(c model.Chunk) error {
 			got = append(got, c.Text)
 			return nil
 		})
@@ -185,11 +185,11 @@ func TestOpenAI_Stream(t *testing.T) {
 	})
 	t.Run("EmitError", func(t *testing.T) {
 		_, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{"a", "b", "c"}})
-		p := mustOpenAI(t, completion.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
 
 		stop := errors.New("client gone")
 		n := 0
-		_, err := p.Stream(context.Background(), chatRequest(), func(completion.Chunk) error {
+		_, err := p.Stream(context.Background(), chatRequest(), func(model.Chunk) error {
 			n++
 			return stop
 		})
@@ -199,13 +199,13 @@ func TestOpenAI_Stream(t *testing.T) {
 }
 
 func TestOpenAI_UpstreamError(t *testing.T) {
-	calls := map[string]func(p completion.Provider) error{
-		"Complete": func(p completion.Provider) error {
+	calls := map[string]func(p model.Provider) error{
+		"Complete": func(p model.Provider) error {
 			_, err := p.Complete(context.Background(), chatRequest())
 			return err
 		},
-		"Stream": func(p completion.Provider) error {
-			_, err := p.Stream(context.Background(), chatRequest(), func(completion.Chunk) error { return nil })
+		"Stream": func(p model.Provider) error {
+			_, err := p.Stream(context.Background(), chatRequest(), func(model.Chunk) error { return nil })
 			return err
 		},
 	}
@@ -221,7 +221,7 @@ func TestOpenAI_UpstreamError(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(fmt.Sprintf("%s/%d", name, tt.status), func(t *testing.T) {
 				fake, url := newFakeOpenAI(t, &fakeOpenAI{Fail: []int{tt.status}, Chunks: []string{"late"}})
-				p := mustOpenAI(t, completion.OpenAIOptions{BaseURL: url})
+				p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
 
 				err := call(p)
 				require.Error(t, err)
@@ -234,7 +234,7 @@ func TestOpenAI_UpstreamError(t *testing.T) {
 	}
 	t.Run("Retried", func(t *testing.T) {
 		fake, url := newFakeOpenAI(t, &fakeOpenAI{Fail: []int{500}, Chunks: []string{"ok"}})
-		p := mustOpenAI(t, completion.OpenAIOptions{BaseURL: url, MaxRetries: 1})
+		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url, MaxRetries: 1})
 
 		res, err := p.Complete(context.Background(), chatRequest())
 		require.NoError(t, err)
@@ -242,7 +242,7 @@ func TestOpenAI_UpstreamError(t *testing.T) {
 		assert.Len(t, fake.Requests(), 2)
 	})
 	t.Run("Unreachable", func(t *testing.T) {
-		p := mustOpenAI(t, completion.OpenAIOptions{BaseURL: "http://127.0.0.1:1/v1"})
+		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: "http://127.0.0.1:1/v1"})
 
 		_, err := p.Complete(context.Background(), chatRequest())
 		assert.Equal(t, canvas.EPROVIDER, canvas.ErrorCode(err))
@@ -253,7 +253,7 @@ func TestOpenAI_UpstreamError(t *testing.T) {
 func TestOpenAI_Hang(t *testing.T) {
 	t.Run("ContextDeadline", func(t *testing.T) {
 		_, url := newFakeOpenAI(t, &fakeOpenAI{Hang: true, Chunks: []string{"never"}})
-		p := mustOpenAI(t, completion.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
 
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
@@ -264,12 +264,12 @@ func TestOpenAI_Hang(t *testing.T) {
 	})
 	t.Run("StreamContextDeadline", func(t *testing.T) {
 		_, url := newFakeOpenAI(t, &fakeOpenAI{Hang: true, Chunks: []string{"first", "never"}})
-		p := mustOpenAI(t, completion.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
 
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
 		var got []string
-		_, err := p.Stream(ctx, chatRequest(), func(c completion.Chunk) error {
+		_, err := p.Stream(ctx, chatRequest(), func(c model.Chunk) error {
 			got = append(got, c.Text)
 			return nil
 		})
@@ -280,7 +280,7 @@ func TestOpenAI_Hang(t *testing.T) {
 	})
 	t.Run("ProviderTimeout", func(t *testing.T) {
 		_, url := newFakeOpenAI(t, &fakeOpenAI{Hang: true, Chunks: []string{"never"}})
-		p := mustOpenAI(t, completion.OpenAIOptions{BaseURL: url, Timeout: 100 * time.Millisecond})
+		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url, Timeout: 100 * time.Millisecond})
 
 		_, err := p.Complete(context.Background(), chatRequest())
 		require.Error(t, err)
@@ -291,12 +291,12 @@ func TestOpenAI_Hang(t *testing.T) {
 
 func TestNewOpenAI(t *testing.T) {
 	t.Run("Defaults", func(t *testing.T) {
-		p, err := completion.NewOpenAI(completion.OpenAIOptions{})
+		p, err := model.NewOpenAI(model.OpenAIOptions{})
 		require.NoError(t, err)
 		assert.Equal(t, "openai", p.Name())
 	})
 	t.Run("BadBaseURL", func(t *testing.T) {
-		_, err := completion.NewOpenAI(completion.OpenAIOptions{BaseURL: "localhost:11434"})
+		_, err := model.NewOpenAI(model.OpenAIOptions{BaseURL: "localhost:11434"})
 		assert.Equal(t, canvas.EINVALID, canvas.ErrorCode(err))
 	})
 }

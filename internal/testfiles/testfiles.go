@@ -1,4 +1,7 @@
-package completion_test
+// Package testfiles holds the fixtures of the tests that run models over
+// files: a real vault in a temporary directory with two workspaces, and a
+// server of public files.
+package testfiles
 
 import (
 	"context"
@@ -10,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
@@ -17,9 +21,9 @@ import (
 	"github.com/promptcanvas/promptcanvas/vault"
 )
 
-// filesFixture is a real vault (SQLite and filesystem blobs in a temporary
+// Fixture is a real vault (SQLite and filesystem blobs in a temporary
 // directory) with two workspaces, and editor contexts for each.
-type filesFixture struct {
+type Fixture struct {
 	DB       *sqlite.DB
 	Vault    *vault.Service
 	WS       string
@@ -28,7 +32,8 @@ type filesFixture struct {
 	OtherCtx context.Context
 }
 
-func newFilesFixture(t *testing.T) *filesFixture {
+// New returns a Fixture whose store and files go when t ends.
+func New(t *testing.T) *Fixture {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -37,7 +42,7 @@ func newFilesFixture(t *testing.T) *filesFixture {
 	t.Cleanup(func() { _ = db.Close() })
 	blobs, err := vault.NewFSBlobs(filepath.Join(dir, "files"))
 	require.NoError(t, err)
-	f := &filesFixture{DB: db, Vault: vault.NewService(vault.Options{Store: db, Blobs: blobs})}
+	f := &Fixture{DB: db, Vault: vault.NewService(vault.Options{Store: db, Blobs: blobs})}
 	for _, ws := range []struct {
 		name string
 		id   *string
@@ -53,7 +58,7 @@ func newFilesFixture(t *testing.T) *filesFixture {
 
 // Upload stores data as a file of ctx's workspace in two steps (create,
 // then upload to the signed URL) and returns its vault:// address.
-func (f *filesFixture) Upload(t *testing.T, ctx context.Context, name, contentType string, data string) string {
+func (f *Fixture) Upload(t *testing.T, ctx context.Context, name, contentType string, data string) string {
 	t.Helper()
 	up, err := f.Vault.CreateFile(ctx, vault.CreateFileParams{FileName: name})
 	require.NoError(t, err)
@@ -67,15 +72,15 @@ func (f *filesFixture) Upload(t *testing.T, ctx context.Context, name, contentTy
 
 // Pending creates a file of ctx's workspace whose bytes never arrive and
 // returns its vault:// address.
-func (f *filesFixture) Pending(t *testing.T, ctx context.Context) string {
+func (f *Fixture) Pending(t *testing.T, ctx context.Context) string {
 	t.Helper()
 	up, err := f.Vault.CreateFile(ctx, vault.CreateFileParams{FileName: "never.txt"})
 	require.NoError(t, err)
 	return vault.Address(up.ID)
 }
 
-// publicFile is one file a publicFiles server serves.
-type publicFile struct {
+// PublicFile is one file a PublicFiles server serves.
+type PublicFile struct {
 	ContentType string
 	Disposition string
 	Body        string
@@ -84,18 +89,19 @@ type publicFile struct {
 	Hang bool
 }
 
-// publicFiles is an httptest server of files by path that counts the
+// PublicFiles is an httptest server of files by path that counts the
 // requests of each path.
-type publicFiles struct {
+type PublicFiles struct {
 	URL   string
 	mu    sync.Mutex
-	files map[string]publicFile
+	files map[string]PublicFile
 	hits  map[string]int
 }
 
-func newPublicFiles(t *testing.T, files map[string]publicFile) *publicFiles {
+// NewPublicFiles serves files until t ends.
+func NewPublicFiles(t *testing.T, files map[string]PublicFile) *PublicFiles {
 	t.Helper()
-	p := &publicFiles{files: files, hits: make(map[string]int)}
+	p := &PublicFiles{files: files, hits: make(map[string]int)}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		p.hits[r.URL.Path]++
@@ -128,8 +134,23 @@ func newPublicFiles(t *testing.T, files map[string]publicFile) *publicFiles {
 }
 
 // Hits returns how many requests path received.
-func (p *publicFiles) Hits(path string) int {
+func (p *PublicFiles) Hits(path string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.hits[path]
+}
+
+// Value is the value of a file variable that names the file at u.
+func Value(u string) map[string]any { return map[string]any{"file_url": u} }
+
+// RequireError asserts err's code and that its one detail, at the file
+// variable doc, contains want.
+func RequireError(t *testing.T, err error, code, want string) {
+	t.Helper()
+	require.Error(t, err)
+	assert.Equal(t, code, canvas.ErrorCode(err), "%v", err)
+	details := canvas.ErrorDetails(err)
+	require.Len(t, details, 1)
+	assert.Equal(t, "/json/variables/doc", details[0].Path)
+	assert.Contains(t, details[0].Message, want)
 }

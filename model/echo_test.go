@@ -1,4 +1,4 @@
-package completion_test
+package model_test
 
 import (
 	"context"
@@ -11,22 +11,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 )
 
 // echoRequest renders a version and appends the request's own messages, the
 // way a completion reaches the echo model.
-func echoRequest(t *testing.T) completion.Request {
+func echoRequest(t *testing.T) model.Request {
 	t.Helper()
 	msgs := []canvas.Message{
 		{Role: canvas.RoleSystem, Content: "Write about {{ topic }}.", Index: 0},
 		{Role: canvas.RoleAssistant, Content: "Which aspect of {{topic}}?", Index: 1},
 	}
-	rendered, err := completion.Render(msgs, []canvas.Variable{text("topic", true)}, map[string]any{"topic": "owls"})
+	rendered, err := model.Render(msgs, []canvas.Variable{text("topic", true)}, map[string]any{"topic": "owls"})
 	require.NoError(t, err)
-	return completion.Request{
-		Model:    completion.EchoModel,
-		Messages: completion.WithUserMessages(rendered, "Their  eyes.", "And {{topic}} calls."),
+	return model.Request{
+		Model:    model.EchoModel,
+		Messages: model.WithUserMessages(rendered, "Their  eyes.", "And {{topic}} calls."),
 	}
 }
 
@@ -35,7 +35,7 @@ func TestEcho_Stream(t *testing.T) {
 
 	t.Run("OK", func(t *testing.T) {
 		var chunks []string
-		res, err := completion.NewEcho(completion.EchoOptions{}).Stream(context.Background(), echoRequest(t), func(c completion.Chunk) error {
+		res, err := model.NewEcho(model.EchoOptions{}).Stream(context.Background(), echoRequest(t), func(c model.Chunk) error {
 			chunks = append(chunks, c.Text)
 			return nil
 		})
@@ -44,12 +44,12 @@ func TestEcho_Stream(t *testing.T) {
 			"Write", " about", " owls.", "\nWhich", " aspect", " of", " owls?", "\nTheir", "  eyes.", "\nAnd", " {{topic}}", " calls.",
 		}, chunks)
 		assert.Equal(t, want, strings.Join(chunks, ""))
-		assert.Equal(t, &completion.Result{
-			Text: want, Usage: completion.Usage{InputTokens: 12, OutputTokens: 12}, Model: "echo", FinishReason: "stop",
+		assert.Equal(t, &model.Result{
+			Text: want, Usage: model.Usage{InputTokens: 12, OutputTokens: 12}, Model: "echo", FinishReason: "stop",
 		}, res)
 	})
 	t.Run("Deterministic", func(t *testing.T) {
-		e := completion.NewEcho(completion.EchoOptions{})
+		e := model.NewEcho(model.EchoOptions{})
 		first, err := e.Complete(context.Background(), echoRequest(t))
 		require.NoError(t, err)
 		second, err := e.Complete(context.Background(), echoRequest(t))
@@ -59,19 +59,19 @@ func TestEcho_Stream(t *testing.T) {
 	})
 	t.Run("Empty", func(t *testing.T) {
 		n := 0
-		res, err := completion.NewEcho(completion.EchoOptions{}).Stream(context.Background(), completion.Request{}, func(completion.Chunk) error {
+		res, err := model.NewEcho(model.EchoOptions{}).Stream(context.Background(), model.Request{}, func(model.Chunk) error {
 			n++
 			return nil
 		})
 		require.NoError(t, err)
 		assert.Zero(t, n)
-		assert.Equal(t, &completion.Result{Model: "echo", FinishReason: "stop"}, res)
+		assert.Equal(t, &model.Result{Model: "echo", FinishReason: "stop"}, res)
 	})
 	t.Run("Cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		var chunks []string
-		_, err := completion.NewEcho(completion.EchoOptions{Delay: time.Hour}).Stream(ctx, echoRequest(t), func(c completion.Chunk) error {
+		_, err := model.NewEcho(model.EchoOptions{Delay: time.Hour}).Stream(ctx, echoRequest(t), func(c model.Chunk) error {
 			chunks = append(chunks, c.Text)
 			cancel()
 			return nil
@@ -82,13 +82,13 @@ func TestEcho_Stream(t *testing.T) {
 	t.Run("CancelledBeforeStart", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		_, err := completion.NewEcho(completion.EchoOptions{}).Complete(ctx, echoRequest(t))
+		_, err := model.NewEcho(model.EchoOptions{}).Complete(ctx, echoRequest(t))
 		assert.ErrorIs(t, err, context.Canceled)
 	})
 	t.Run("EmitError", func(t *testing.T) {
 		stop := errors.New("stop")
 		n := 0
-		_, err := completion.NewEcho(completion.EchoOptions{}).Stream(context.Background(), echoRequest(t), func(completion.Chunk) error {
+		_, err := model.NewEcho(model.EchoOptions{}).Stream(context.Background(), echoRequest(t), func(model.Chunk) error {
 			n++
 			if n == 3 {
 				return stop
@@ -101,17 +101,17 @@ func TestEcho_Stream(t *testing.T) {
 }
 
 func TestRegistry_Resolve(t *testing.T) {
-	echo := completion.NewEcho(completion.EchoOptions{})
-	openai := mustOpenAI(t, completion.OpenAIOptions{Name: "openai"})
-	local := mustOpenAI(t, completion.OpenAIOptions{Name: "ollama", BaseURL: "http://127.0.0.1:11434/v1"})
+	echo := model.NewEcho(model.EchoOptions{})
+	openai := mustOpenAI(t, model.OpenAIOptions{Name: "openai"})
+	local := mustOpenAI(t, model.OpenAIOptions{Name: "ollama", BaseURL: "http://127.0.0.1:11434/v1"})
 
-	r := completion.NewRegistry(echo)
+	r := model.NewRegistry(echo)
 	r.RegisterPrefix("gpt-", openai)
 	r.RegisterPrefix("gpt-oss", local)
 
 	tests := []struct {
 		model string
-		want  completion.Provider
+		want  model.Provider
 	}{
 		{"echo", echo},
 		{"gpt-4o", openai},
@@ -129,7 +129,7 @@ func TestRegistry_Resolve(t *testing.T) {
 		assert.Equal(t, `No model provider serves model "llama3".`, canvas.ErrorMessage(err))
 	})
 	t.Run("Fallback", func(t *testing.T) {
-		var r completion.Registry
+		var r model.Registry
 		r.RegisterPrefix("", local)
 		r.Register("echo", echo)
 		got, err := r.Resolve("llama3")
@@ -140,8 +140,8 @@ func TestRegistry_Resolve(t *testing.T) {
 		assert.Same(t, echo, got)
 	})
 	t.Run("Replace", func(t *testing.T) {
-		r := completion.NewRegistry(echo)
-		other := completion.NewEcho(completion.EchoOptions{Delay: time.Millisecond})
+		r := model.NewRegistry(echo)
+		other := model.NewEcho(model.EchoOptions{Delay: time.Millisecond})
 		r.Register("echo", other)
 		got, err := r.Resolve("echo")
 		require.NoError(t, err)

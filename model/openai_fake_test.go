@@ -1,4 +1,4 @@
-package completion_test
+package model_test
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ import (
 )
 
 // fakeOpenAI is an httptest server speaking OpenAI's chat completions wire
-// format: a JSON chat.completion, or with "stream": true chat.completion.chunk
+// format: a JSON chat.completion, or with "stream": true chat.model.chunk
 // server-sent events ending in "data: [DONE]", with a final usage chunk when
 // stream_options.include_usage is set. It records every request.
 type fakeOpenAI struct {
@@ -121,7 +121,7 @@ func (f *fakeOpenAI) stream(w http.ResponseWriter, r *http.Request, model string
 	}
 	chunk := func(delta map[string]any, finish any) map[string]any {
 		c := map[string]any{
-			"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1700000000, "model": model + "-2025",
+			"id": "chatcmpl-1", "object": "chat.model.chunk", "created": 1700000000, "model": model + "-2025",
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": nil}},
 		}
 		if usage {
@@ -144,7 +144,7 @@ func (f *fakeOpenAI) stream(w http.ResponseWriter, r *http.Request, model string
 	send(chunk(map[string]any{}, "stop"))
 	if usage {
 		send(map[string]any{
-			"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1700000000, "model": model + "-2025",
+			"id": "chatcmpl-1", "object": "chat.model.chunk", "created": 1700000000, "model": model + "-2025",
 			"choices": []any{},
 			"usage":   map[string]any{"prompt_tokens": 11, "completion_tokens": len(f.Chunks), "total_tokens": 11 + len(f.Chunks)},
 		})

@@ -1,4 +1,4 @@
-package completion_test
+package model_test
 
 import (
 	"context"
@@ -11,42 +11,29 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/internal/testfiles"
+	"github.com/promptcanvas/promptcanvas/model"
 )
 
 // pngBytes starts with the PNG signature, enough for sniffing.
 const pngBytes = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
 
-func fileURL(u string) map[string]any { return map[string]any{"file_url": u} }
-
 // renderFile renders one user message whose file variable "doc" holds value.
-func renderFile(t *testing.T, content string, multimodal bool, value any) []completion.Message {
+func renderFile(t *testing.T, content string, multimodal bool, value any) []model.Message {
 	t.Helper()
 	defs := []canvas.Variable{{Name: "doc", Type: canvas.VariableFile,
 		ProcessingOptions: canvas.ProcessingOptions{AllowMultimodal: multimodal}}}
-	msgs, err := completion.Render([]canvas.Message{{Role: canvas.RoleUser, Content: content}}, defs,
+	msgs, err := model.Render([]canvas.Message{{Role: canvas.RoleUser, Content: content}}, defs,
 		map[string]any{"doc": value})
 	require.NoError(t, err)
 	return msgs
 }
 
-// requireFileError asserts err's code and that its one detail, at the doc
-// variable, contains want.
-func requireFileError(t *testing.T, err error, code, want string) {
-	t.Helper()
-	require.Error(t, err)
-	assert.Equal(t, code, canvas.ErrorCode(err), "%v", err)
-	details := canvas.ErrorDetails(err)
-	require.Len(t, details, 1)
-	assert.Equal(t, "/json/variables/doc", details[0].Path)
-	assert.Contains(t, details[0].Message, want)
-}
-
 func TestRender_FileRefs(t *testing.T) {
-	msgs := renderFile(t, "a {{doc}} b", true, []any{fileURL("vault://f1"), fileURL("https://x/y.pdf")})
+	msgs := renderFile(t, "a {{doc}} b", true, []any{testfiles.Value("vault://f1"), testfiles.Value("https://x/y.pdf")})
 	require.Len(t, msgs, 1)
 	assert.Equal(t, "a [file: vault://f1]\n[file: https://x/y.pdf] b", msgs[0].Content)
-	assert.Equal(t, []completion.FileRef{
+	assert.Equal(t, []model.FileRef{
 		{Variable: "doc", URL: "vault://f1", Multimodal: true, Start: 2, End: 20},
 		{Variable: "doc", URL: "https://x/y.pdf", Multimodal: true, Start: 21, End: 44},
 	}, msgs[0].FileRefs)
@@ -56,8 +43,8 @@ func TestRender_FileRefs(t *testing.T) {
 }
 
 func TestFileResolver_Resolve(t *testing.T) {
-	f := newFilesFixture(t)
-	pub := newPublicFiles(t, map[string]publicFile{
+	f := testfiles.New(t)
+	pub := testfiles.NewPublicFiles(t, map[string]testfiles.PublicFile{
 		"/cat.png":    {ContentType: "image/png", Body: pngBytes},
 		"/raw":        {ContentType: "application/octet-stream", Body: pngBytes},
 		"/report":     {ContentType: "application/pdf", Disposition: `attachment; filename="q3.pdf"`, Body: "%PDF-1.7"},
@@ -66,12 +53,12 @@ func TestFileResolver_Resolve(t *testing.T) {
 		"/broken.txt": {ContentType: "text/plain", Status: http.StatusInternalServerError, Body: "down"},
 		"/slow.txt":   {Hang: true},
 	})
-	fr := completion.NewFileResolver(completion.FileOptions{Vault: completion.VaultFiles(f.Vault),
+	fr := model.NewFileResolver(model.FileOptions{Vault: model.VaultFiles(f.Vault),
 		AllowPrivateNetworks: true, MaxSize: 32})
 
 	t.Run("OK", func(t *testing.T) {
 		notes := f.Upload(t, f.Ctx, "notes.txt", "text/plain", "hello vault")
-		msgs := renderFile(t, "Read {{doc}}.", false, fileURL(notes))
+		msgs := renderFile(t, "Read {{doc}}.", false, testfiles.Value(notes))
 		out, err := fr.Resolve(context.Background(), f.WS, msgs)
 		require.NoError(t, err)
 		require.Len(t, out, 1)
@@ -82,26 +69,26 @@ func TestFileResolver_Resolve(t *testing.T) {
 	})
 	t.Run("Mixed", func(t *testing.T) {
 		img := f.Upload(t, f.Ctx, "logo.png", "", pngBytes)
-		msgs := renderFile(t, "{{doc}}", true, []any{fileURL(pub.URL + "/report"), fileURL(img), fileURL(pub.URL + "/data.json")})
+		msgs := renderFile(t, "{{doc}}", true, []any{testfiles.Value(pub.URL + "/report"), testfiles.Value(img), testfiles.Value(pub.URL + "/data.json")})
 		out, err := fr.Resolve(context.Background(), f.WS, msgs)
 		require.NoError(t, err)
 		assert.Equal(t, "[file name=q3.pdf type=application/pdf size=8]\n"+
 			"[file name=logo.png type=image/png size=16]\n"+
 			"[file name=data.json type=application/json size=7]\n{\"a\":1}", out[0].Content)
-		assert.Equal(t, []completion.File{
+		assert.Equal(t, []model.File{
 			{Variable: "doc", Name: "q3.pdf", MIMEType: "application/pdf", Size: 8, Data: []byte("%PDF-1.7")},
 			{Variable: "doc", Name: "logo.png", MIMEType: "image/png", Size: 16, Data: []byte(pngBytes), Image: true},
 		}, out[0].Files)
 	})
 	t.Run("ImageWithoutMultimodal", func(t *testing.T) {
-		out, err := fr.Resolve(context.Background(), f.WS, renderFile(t, "{{doc}}", false, fileURL(pub.URL+"/cat.png")))
+		out, err := fr.Resolve(context.Background(), f.WS, renderFile(t, "{{doc}}", false, testfiles.Value(pub.URL+"/cat.png")))
 		require.NoError(t, err)
 		require.Len(t, out[0].Files, 1)
 		assert.False(t, out[0].Files[0].Image)
 		assert.Equal(t, "image/png", out[0].Files[0].MIMEType)
 	})
 	t.Run("Sniffed", func(t *testing.T) {
-		out, err := fr.Resolve(context.Background(), f.WS, renderFile(t, "{{doc}}", true, fileURL(pub.URL+"/raw")))
+		out, err := fr.Resolve(context.Background(), f.WS, renderFile(t, "{{doc}}", true, testfiles.Value(pub.URL+"/raw")))
 		require.NoError(t, err)
 		assert.Equal(t, "[file name=raw type=image/png size=16]", out[0].Content)
 		require.Len(t, out[0].Files, 1)
@@ -110,7 +97,7 @@ func TestFileResolver_Resolve(t *testing.T) {
 	t.Run("ReadOnce", func(t *testing.T) {
 		before := pub.Hits("/cat.png")
 		u := pub.URL + "/cat.png"
-		_, err := fr.Resolve(context.Background(), f.WS, renderFile(t, "{{doc}} {{doc}}", true, []any{fileURL(u), fileURL(u)}))
+		_, err := fr.Resolve(context.Background(), f.WS, renderFile(t, "{{doc}} {{doc}}", true, []any{testfiles.Value(u), testfiles.Value(u)}))
 		require.NoError(t, err)
 		assert.Equal(t, before+1, pub.Hits("/cat.png"))
 	})
@@ -122,8 +109,8 @@ func TestFileResolver_Resolve(t *testing.T) {
 			"NotAnID":        "vault://nope",
 		} {
 			t.Run(name, func(t *testing.T) {
-				_, err := fr.Resolve(context.Background(), f.WS, renderFile(t, "{{doc}}", false, fileURL(addr)))
-				requireFileError(t, err, canvas.ENOTFOUND, "not found")
+				_, err := fr.Resolve(context.Background(), f.WS, renderFile(t, "{{doc}}", false, testfiles.Value(addr)))
+				testfiles.RequireError(t, err, canvas.ENOTFOUND, "not found")
 			})
 		}
 	})
@@ -136,50 +123,50 @@ func TestFileResolver_Resolve(t *testing.T) {
 			"Missing":  {pub.URL + "/missing", "answered HTTP 404"},
 		} {
 			t.Run(name, func(t *testing.T) {
-				_, err := fr.Resolve(context.Background(), f.WS, renderFile(t, "{{doc}}", false, fileURL(tc.url)))
-				requireFileError(t, err, canvas.EINVALID, tc.want)
+				_, err := fr.Resolve(context.Background(), f.WS, renderFile(t, "{{doc}}", false, testfiles.Value(tc.url)))
+				testfiles.RequireError(t, err, canvas.EINVALID, tc.want)
 			})
 		}
 	})
 	t.Run("Timeout", func(t *testing.T) {
-		quick := completion.NewFileResolver(completion.FileOptions{AllowPrivateNetworks: true, Timeout: 50 * time.Millisecond})
-		_, err := quick.Resolve(context.Background(), f.WS, renderFile(t, "{{doc}}", false, fileURL(pub.URL+"/slow.txt")))
-		requireFileError(t, err, canvas.EINVALID, "did not finish within 50ms")
+		quick := model.NewFileResolver(model.FileOptions{AllowPrivateNetworks: true, Timeout: 50 * time.Millisecond})
+		_, err := quick.Resolve(context.Background(), f.WS, renderFile(t, "{{doc}}", false, testfiles.Value(pub.URL+"/slow.txt")))
+		testfiles.RequireError(t, err, canvas.EINVALID, "did not finish within 50ms")
 	})
 	t.Run("Blocked", func(t *testing.T) {
-		guarded := completion.NewFileResolver(completion.FileOptions{})
-		_, err := guarded.Resolve(context.Background(), f.WS, renderFile(t, "{{doc}}", false, fileURL(pub.URL+"/cat.png")))
-		requireFileError(t, err, canvas.EINVALID, "not allowed (loopback, private or link-local network)")
+		guarded := model.NewFileResolver(model.FileOptions{})
+		_, err := guarded.Resolve(context.Background(), f.WS, renderFile(t, "{{doc}}", false, testfiles.Value(pub.URL+"/cat.png")))
+		testfiles.RequireError(t, err, canvas.EINVALID, "not allowed (loopback, private or link-local network)")
 	})
 	t.Run("NoVault", func(t *testing.T) {
-		_, err := completion.NewFileResolver(completion.FileOptions{}).Resolve(context.Background(), f.WS,
-			renderFile(t, "{{doc}}", false, fileURL("vault://x")))
-		requireFileError(t, err, canvas.EINVALID, "not served here")
+		_, err := model.NewFileResolver(model.FileOptions{}).Resolve(context.Background(), f.WS,
+			renderFile(t, "{{doc}}", false, testfiles.Value("vault://x")))
+		testfiles.RequireError(t, err, canvas.EINVALID, "not served here")
 	})
 }
 
 func TestFileResolver_Check(t *testing.T) {
-	f := newFilesFixture(t)
-	pub := newPublicFiles(t, map[string]publicFile{"/a.txt": {ContentType: "text/plain", Body: "a"}})
-	fr := completion.NewFileResolver(completion.FileOptions{Vault: completion.VaultFiles(f.Vault), AllowPrivateNetworks: true})
+	f := testfiles.New(t)
+	pub := testfiles.NewPublicFiles(t, map[string]testfiles.PublicFile{"/a.txt": {ContentType: "text/plain", Body: "a"}})
+	fr := model.NewFileResolver(model.FileOptions{Vault: model.VaultFiles(f.Vault), AllowPrivateNetworks: true})
 
 	t.Run("OK", func(t *testing.T) {
 		notes := f.Upload(t, f.Ctx, "notes.txt", "text/plain", "hello")
-		err := fr.Check(context.Background(), f.WS, renderFile(t, "{{doc}}", false, []any{fileURL(notes), fileURL(pub.URL + "/a.txt")}))
+		err := fr.Check(context.Background(), f.WS, renderFile(t, "{{doc}}", false, []any{testfiles.Value(notes), testfiles.Value(pub.URL + "/a.txt")}))
 		require.NoError(t, err)
 		assert.Zero(t, pub.Hits("/a.txt"), "public files are fetched only when the run executes")
 	})
 	t.Run("NotFound", func(t *testing.T) {
-		err := fr.Check(context.Background(), f.WS, renderFile(t, "{{doc}}", false, fileURL(f.Pending(t, f.Ctx))))
-		requireFileError(t, err, canvas.ENOTFOUND, "not found")
+		err := fr.Check(context.Background(), f.WS, renderFile(t, "{{doc}}", false, testfiles.Value(f.Pending(t, f.Ctx))))
+		testfiles.RequireError(t, err, canvas.ENOTFOUND, "not found")
 	})
 	t.Run("Invalid", func(t *testing.T) {
-		err := fr.Check(context.Background(), f.WS, renderFile(t, "{{doc}}", false, fileURL("file:///etc/passwd")))
-		requireFileError(t, err, canvas.EINVALID, "must be a public http(s) URL")
+		err := fr.Check(context.Background(), f.WS, renderFile(t, "{{doc}}", false, testfiles.Value("file:///etc/passwd")))
+		testfiles.RequireError(t, err, canvas.EINVALID, "must be a public http(s) URL")
 	})
 }
 
 func TestFile_Marker(t *testing.T) {
-	f := completion.File{Name: "a]b\nc.txt", MIMEType: "text/plain", Size: 3}
+	f := model.File{Name: "a]b\nc.txt", MIMEType: "text/plain", Size: 3}
 	assert.Equal(t, "[file name=a_b_c.txt type=text/plain size=3]", f.Marker())
 }

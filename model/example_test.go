@@ -1,4 +1,4 @@
-package completion_test
+package model_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 )
 
 // Example_render renders a version's messages, appends the request's own
@@ -17,22 +17,22 @@ func Example_render() {
 		{Name: "topic", Type: canvas.VariableText, Required: true},
 		{Name: "tone", Type: canvas.VariableText},
 	}
-	rendered, err := completion.Render(msgs, defs, map[string]any{"topic": "{{owls}}"})
+	rendered, err := model.Render(msgs, defs, map[string]any{"topic": "{{owls}}"})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 
-	registry := completion.NewRegistry(completion.NewEcho(completion.EchoOptions{}))
+	registry := model.NewRegistry(model.NewEcho(model.EchoOptions{}))
 	provider, err := registry.Resolve("echo")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	res, err := provider.Stream(context.Background(), completion.Request{
+	res, err := provider.Stream(context.Background(), model.Request{
 		Model:    "echo",
-		Messages: completion.WithUserMessages(rendered, "Make it short."),
-	}, func(c completion.Chunk) error {
+		Messages: model.WithUserMessages(rendered, "Make it short."),
+	}, func(c model.Chunk) error {
 		fmt.Printf("%q\n", c.Text)
 		return nil
 	})
@@ -61,7 +61,7 @@ func Example_missingVariables() {
 		{Name: "topic", Type: canvas.VariableText, Required: true},
 		{Name: "audience", Type: canvas.VariableText, Required: true},
 	}
-	_, err := completion.Render(nil, defs, nil)
+	_, err := model.Render(nil, defs, nil)
 	fmt.Println(canvas.ErrorCode(err), canvas.ErrorMessage(err))
 	for _, d := range canvas.ErrorDetails(err) {
 		fmt.Println(d.Path, d.Message)
@@ -74,7 +74,7 @@ func Example_missingVariables() {
 
 // ExampleSchema_Validate checks a model's structured output.
 func ExampleSchema_Validate() {
-	schema, err := completion.CompileSchema(json.RawMessage(`{"type": "object", "required": ["answer"]}`))
+	schema, err := model.CompileSchema(json.RawMessage(`{"type": "object", "required": ["answer"]}`))
 	if err != nil {
 		fmt.Println(err)
 		return

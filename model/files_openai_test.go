@@ -1,4 +1,4 @@
-package completion_test
+package model_test
 
 import (
 	"context"
@@ -9,18 +9,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/internal/testfiles"
+	"github.com/promptcanvas/promptcanvas/model"
 )
 
 func TestOpenAI_CompleteFiles(t *testing.T) {
-	img := completion.File{Name: "cat.png", MIMEType: "image/png", Size: 3, Data: []byte("png"), Image: true}
-	pdf := completion.File{Name: "q3.pdf", MIMEType: "application/pdf", Size: 3, Data: []byte("pdf")}
+	img := model.File{Name: "cat.png", MIMEType: "image/png", Size: 3, Data: []byte("png"), Image: true}
+	pdf := model.File{Name: "q3.pdf", MIMEType: "application/pdf", Size: 3, Data: []byte("pdf")}
 	fake, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{"ok"}})
-	p := mustOpenAI(t, completion.OpenAIOptions{BaseURL: url})
+	p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
 
-	_, err := p.Complete(context.Background(), completion.Request{Model: "gpt-test", Messages: []completion.Message{
-		{Role: canvas.RoleSystem, Content: "Policy: [file name=q3.pdf type=application/pdf size=3]", Files: []completion.File{pdf}},
-		{Role: canvas.RoleUser, Content: "Look at [file name=cat.png type=image/png size=3]", Files: []completion.File{img}},
+	_, err := p.Complete(context.Background(), model.Request{Model: "gpt-test", Messages: []model.Message{
+		{Role: canvas.RoleSystem, Content: "Policy: [file name=q3.pdf type=application/pdf size=3]", Files: []model.File{pdf}},
+		{Role: canvas.RoleUser, Content: "Look at [file name=cat.png type=image/png size=3]", Files: []model.File{img}},
 		{Role: canvas.RoleUser, Content: "Thanks."},
 	}})
 	require.NoError(t, err)
@@ -43,14 +44,14 @@ func TestOpenAI_CompleteFiles(t *testing.T) {
 }
 
 func TestEcho_CompleteFiles(t *testing.T) {
-	f := newFilesFixture(t)
+	f := testfiles.New(t)
 	notes := f.Upload(t, f.Ctx, "notes.txt", "text/plain; charset=utf-8", "line one")
 	img := f.Upload(t, f.Ctx, "cat.png", "image/png", pngBytes)
-	fr := completion.NewFileResolver(completion.FileOptions{Vault: completion.VaultFiles(f.Vault)})
-	msgs, err := fr.Resolve(context.Background(), f.WS, renderFile(t, "Files:\n{{doc}}", true, []any{fileURL(img), fileURL(notes)}))
+	fr := model.NewFileResolver(model.FileOptions{Vault: model.VaultFiles(f.Vault)})
+	msgs, err := fr.Resolve(context.Background(), f.WS, renderFile(t, "Files:\n{{doc}}", true, []any{testfiles.Value(img), testfiles.Value(notes)}))
 	require.NoError(t, err)
 
-	res, err := completion.NewEcho(completion.EchoOptions{}).Complete(context.Background(), completion.Request{Messages: msgs})
+	res, err := model.NewEcho(model.EchoOptions{}).Complete(context.Background(), model.Request{Messages: msgs})
 	require.NoError(t, err)
 	assert.Equal(t, "Files:\n[file name=cat.png type=image/png size=16]\n[file name=notes.txt type=text/plain size=8]\nline one", res.Text)
 }

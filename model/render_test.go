@@ -1,4 +1,4 @@
-package completion_test
+package model_test
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 )
 
 // system returns a version holding one system message at index 0.
@@ -69,7 +69,7 @@ func TestRender_OK(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := completion.Render(system(tt.content), tt.defs, decode(t, tt.values))
+			got, err := model.Render(system(tt.content), tt.defs, decode(t, tt.values))
 			require.NoError(t, err)
 			require.Len(t, got, 1)
 			assert.Equal(t, canvas.RoleSystem, got[0].Role)
@@ -80,7 +80,7 @@ func TestRender_OK(t *testing.T) {
 
 func TestRender_GoValues(t *testing.T) {
 	defs := []canvas.Variable{typed("i", canvas.VariableNumber), typed("u", canvas.VariableNumber), typed("f", canvas.VariableNumber), typed("n", canvas.VariableNumber)}
-	got, err := completion.Render(system("{{i}} {{u}} {{f}} {{n}}"), defs, map[string]any{
+	got, err := model.Render(system("{{i}} {{u}} {{f}} {{n}}"), defs, map[string]any{
 		"i": -7, "u": uint8(8), "f": float32(1.5), "n": json.Number("12.50"),
 	})
 	require.NoError(t, err)
@@ -95,9 +95,9 @@ func TestRender_Messages(t *testing.T) {
 		{Role: canvas.RoleUser, Content: "gone", Index: 3, DeletedAt: &deleted},
 		{Role: canvas.RoleSystem, Content: "You help {{ name }}.", Index: 0},
 	}
-	got, err := completion.Render(msgs, []canvas.Variable{text("name", true)}, map[string]any{"name": "Ann"})
+	got, err := model.Render(msgs, []canvas.Variable{text("name", true)}, map[string]any{"name": "Ann"})
 	require.NoError(t, err)
-	assert.Equal(t, []completion.Message{
+	assert.Equal(t, []model.Message{
 		{Role: canvas.RoleSystem, Content: "You help Ann."},
 		{Role: canvas.RoleUser, Content: "I am Ann."},
 		{Role: canvas.RoleAssistant, Content: "Sure, Ann."},
@@ -153,7 +153,7 @@ func TestRender_Invalid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := completion.Render(system("{{t}}"), tt.defs, decode(t, tt.values))
+			got, err := model.Render(system("{{t}}"), tt.defs, decode(t, tt.values))
 			require.Error(t, err)
 			assert.Nil(t, got)
 			assert.Equal(t, canvas.EINVALID, canvas.ErrorCode(err))
@@ -184,14 +184,14 @@ func FuzzRender(f *testing.F) {
 
 		// With no values and no definitions, every placeholder is left as
 		// written, so the content comes back unchanged.
-		got, err := completion.Render(msgs, nil, nil)
+		got, err := model.Render(msgs, nil, nil)
 		require.NoError(t, err)
 		require.Equal(t, content, got[0].Content)
 
 		// With a value, the output is what the reference grammar gives, and
 		// the value is inserted verbatim, never expanded again.
 		values := map[string]any{"topic": value}
-		got, err = completion.Render(msgs, nil, values)
+		got, err = model.Render(msgs, nil, values)
 		require.NoError(t, err)
 		want := referenceTag.ReplaceAllStringFunc(content, func(tag string) string {
 			if referenceTag.FindStringSubmatch(tag)[1] == "topic" {
@@ -203,7 +203,7 @@ func FuzzRender(f *testing.F) {
 
 		// Declaring the variable as optional without a value removes exactly
 		// its placeholders.
-		got, err = completion.Render(msgs, []canvas.Variable{text("topic", false)}, nil)
+		got, err = model.Render(msgs, []canvas.Variable{text("topic", false)}, nil)
 		require.NoError(t, err)
 		n := 0
 		for _, m := range referenceTag.FindAllStringSubmatch(content, -1) {

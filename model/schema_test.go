@@ -1,4 +1,4 @@
-package completion_test
+package model_test
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
 )
 
 const personSchema = `{
@@ -30,7 +30,7 @@ func TestValidateSchema(t *testing.T) {
 			`{}`,
 			`{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}`,
 		} {
-			assert.NoError(t, completion.ValidateSchema(json.RawMessage(s)), s)
+			assert.NoError(t, model.ValidateSchema(json.RawMessage(s)), s)
 		}
 	})
 	tests := []struct {
@@ -38,15 +38,15 @@ func TestValidateSchema(t *testing.T) {
 		schema string
 		want   []canvas.Detail
 	}{
-		{"NotJSON", `{"type": `, []canvas.Detail{{Path: completion.SchemaPath, Message: "must be valid JSON"}}},
-		{"TrailingData", `{} {}`, []canvas.Detail{{Path: completion.SchemaPath, Message: "must be valid JSON"}}},
-		{"NotObject", `true`, []canvas.Detail{{Path: completion.SchemaPath, Message: "must be an object"}}},
+		{"NotJSON", `{"type": `, []canvas.Detail{{Path: model.SchemaPath, Message: "must be valid JSON"}}},
+		{"TrailingData", `{} {}`, []canvas.Detail{{Path: model.SchemaPath, Message: "must be valid JSON"}}},
+		{"NotObject", `true`, []canvas.Detail{{Path: model.SchemaPath, Message: "must be an object"}}},
 		{"BadKeyword", `{"type": "object", "properties": {"a": {"type": 5}}}`, nil},
 		{"NegativeLength", `{"minLength": -1}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := completion.ValidateSchema(json.RawMessage(tt.schema))
+			err := model.ValidateSchema(json.RawMessage(tt.schema))
 			require.Error(t, err)
 			assert.Equal(t, canvas.EINVALID, canvas.ErrorCode(err))
 			details := canvas.ErrorDetails(err)
@@ -55,19 +55,19 @@ func TestValidateSchema(t *testing.T) {
 				assert.Equal(t, tt.want, details)
 			}
 			for _, d := range details {
-				assert.Regexp(t, "^"+completion.SchemaPath, d.Path)
+				assert.Regexp(t, "^"+model.SchemaPath, d.Path)
 				assert.NotEmpty(t, d.Message)
 			}
 		})
 	}
 	t.Run("BadKeywordPath", func(t *testing.T) {
-		err := completion.ValidateSchema(json.RawMessage(`{"properties": {"a": {"type": 5}}}`))
+		err := model.ValidateSchema(json.RawMessage(`{"properties": {"a": {"type": 5}}}`))
 		require.Error(t, err)
 		paths := []string{}
 		for _, d := range canvas.ErrorDetails(err) {
 			paths = append(paths, d.Path)
 		}
-		assert.Contains(t, paths, completion.SchemaPath+"/properties/a/type")
+		assert.Contains(t, paths, model.SchemaPath+"/properties/a/type")
 	})
 	t.Run("NoExternalReferences", func(t *testing.T) {
 		for _, s := range []string{
@@ -75,7 +75,7 @@ func TestValidateSchema(t *testing.T) {
 			`{"$ref": "http://127.0.0.1:1/schema.json"}`,
 			`{"$ref": "#/$defs/missing"}`,
 		} {
-			err := completion.ValidateSchema(json.RawMessage(s))
+			err := model.ValidateSchema(json.RawMessage(s))
 			assert.Equal(t, canvas.EINVALID, canvas.ErrorCode(err), s)
 			assert.NotContains(t, canvas.ErrorMessage(err), "root:", s)
 		}
@@ -83,7 +83,7 @@ func TestValidateSchema(t *testing.T) {
 }
 
 func TestSchema_Validate(t *testing.T) {
-	s, err := completion.CompileSchema(json.RawMessage(personSchema))
+	s, err := model.CompileSchema(json.RawMessage(personSchema))
 	require.NoError(t, err)
 
 	t.Run("OK", func(t *testing.T) {
@@ -108,14 +108,14 @@ func TestSchema_Validate(t *testing.T) {
 		assert.Equal(t, map[string]bool{"/output": true, "/output/name": true, "/output/age": true, "/output/tags/0": true}, paths)
 	})
 	t.Run("MissingRequired", func(t *testing.T) {
-		err := completion.ValidateOutput(json.RawMessage(personSchema), `{"name": "Ann"}`)
+		err := model.ValidateOutput(json.RawMessage(personSchema), `{"name": "Ann"}`)
 		assert.Equal(t, canvas.EPROVIDER, canvas.ErrorCode(err))
 		require.Len(t, canvas.ErrorDetails(err), 1)
 		assert.Equal(t, "/output", canvas.ErrorDetails(err)[0].Path)
 		assert.Contains(t, canvas.ErrorDetails(err)[0].Message, "age")
 	})
 	t.Run("InvalidSchema", func(t *testing.T) {
-		err := completion.ValidateOutput(json.RawMessage(`{"type": 5}`), `{}`)
+		err := model.ValidateOutput(json.RawMessage(`{"type": 5}`), `{}`)
 		assert.Equal(t, canvas.EINVALID, canvas.ErrorCode(err))
 	})
 }

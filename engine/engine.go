@@ -1,0 +1,249 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/model"
+	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/retention"
+	"github.com/promptcanvas/promptcanvas/store"
+	"github.com/promptcanvas/promptcanvas/testcase"
+	"github.com/promptcanvas/promptcanvas/vault"
+	"github.com/promptcanvas/promptcanvas/webhook"
+	"github.com/promptcanvas/promptcanvas/workflow"
+)
+
+// Options configure an Engine. Store and Blobs are required; every other
+// zero field takes its default.
+type Options struct {
+	// Store persists everything. Open does not close it: OpenSQLite's
+	// Engine closes the store it opened.
+	Store store.Store
+	// Changes tells whether anything was committed since a cached value
+	// was built: the served-version and API-key caches serve an entry only
+	// while Changes says nothing changed. Nil takes the Store when it
+	// implements canvas.ChangeVersioner; with none, nothing is cached.
+	Changes canvas.ChangeVersioner
+	// Providers maps model names to back ends; nil serves the offline echo
+	// model alone.
+	Providers *model.Registry
+	// Blobs holds the bytes of uploaded files.
+	Blobs vault.Blobs
+	// BaseURL prefixes upload URLs, for example "http://127.0.0.1:8080".
+	BaseURL string
+	// Actions adds an embedder's own workflow actions to the built-in
+	// ones, by action id.
+	Actions map[string]workflow.Action
+	// Limits bound the engine's work and what it keeps.
+	Limits Limits
+	// Logger receives the engine's logs; nil discards them.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now canvas.Clock
+}
+
+// Limits bound the work an Engine takes on and how long it keeps what it
+// did. Zero fields take the documented defaults.
+type Limits struct {
+	// ModelConcurrency bounds the model work run at once: asynchronous
+	// completions and tasks, test case generations, workflow runs.
+	ModelConcurrency int
+	// MaxFileSize bounds an upload, in bytes (vault.DefaultMaxSize).
+	MaxFileSize int64
+	// UploadURLLifetime is how long an upload URL works
+	// (vault.DefaultURLLifetime).
+	UploadURLLifetime time.Duration
+	// AllowPrivateNetworks lets webhooks and public file URLs reach
+	// loopback and private addresses; off by default.
+	AllowPrivateNetworks bool
+	// MaxConsecutiveDeliveryFailures is how many deliveries of a
+	// subscription may fail for good in a row before it is disabled
+	// (webhook.DefaultMaxConsecutiveFailures).
+	MaxConsecutiveDeliveryFailures int
+	// SecretOverlap is how long a rotated-out signing secret stays valid
+	// (webhook.DefaultSecretOverlap).
+	SecretOverlap time.Duration
+	// Retention is how long ended records are kept.
+	Retention Retention
+}
+
+// Retention is how long each kind of ended record is kept; zero keeps it
+// forever. Interval is the time between two purges (retention's default
+// when zero).
+type Retention struct {
+	Jobs, Deliveries, Runs, WorkflowRuns time.Duration
+	Interval                             time.Duration
+}
+
+// Engine is Prompt Canvas in-process: every service, built over one Store,
+// and the worker that does their background work. Build it with Open (or
+// OpenSQLite), call Run for the background work, and Close when done. The
+// services are safe for concurrent use; each reads the caller from its
+// context (canvas.NewContext).
+type Engine struct {
+	Store        store.Store
+	Canvases     *canvas.Service
+	Environments *env.Service
+	Models       *model.Caller
+	Completions  *completion.Service
+	Workflows    *workflow.Service
+	TestCases    *testcase.Service
+	Generations  *testcase.GenerationService
+	Files        *vault.Service
+	Applications *webhook.ApplicationService
+	Deliveries   *webhook.DeliveryService
+	// Changes is the change signal of the freshness-checked caches (nil
+	// when there is none).
+	Changes canvas.ChangeVersioner
+
+	worker  *queue.Worker
+	purger  *retention.Purger
+	logger  *slog.Logger
+	closeFn func() error
+
+	mu      sync.Mutex
+	running chan struct{}      // closed when Run returns; nil while not running
+	stop    context.CancelFunc // stops a running Run
+	closed  bool
+}
+
+// Open builds an Engine over opts.Store. Nothing runs in the background
+// until Run.
+func Open(ctx context.Context, opts Options) (*Engine, error) {
+	if opts.Store == nil {
+		return nil, errors.New("engine: Options.Store is required")
+	}
+	if opts.Blobs == nil {
+		return nil, errors.New("engine: Options.Blobs is required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Changes == nil {
+		opts.Changes, _ = opts.Store.(canvas.ChangeVersioner)
+	}
+	lim := opts.Limits
+	db := opts.Store
+	e := &Engine{Store: db, Changes: opts.Changes, logger: opts.Logger}
+
+	// The worker comes first: every service that enqueues work wakes it,
+	// and those that cancel work stop it in this process at once.
+	e.worker = queue.NewWorker(db, queue.WorkerOptions{Logger: opts.Logger, Concurrency: lim.ModelConcurrency,
+		Clock: opts.Now})
+	notify, cancel := e.worker.Notify, e.worker.Cancel
+
+	e.Files = vault.NewService(vault.Options{Store: db, Blobs: opts.Blobs, BaseURL: opts.BaseURL,
+		URLLifetime: lim.UploadURLLifetime, MaxSize: lim.MaxFileSize, Now: opts.Now})
+	e.Models = model.NewCaller(model.Options{Providers: opts.Providers, Files: model.FileOptions{
+		Vault: model.VaultFiles(e.Files), AllowPrivateNetworks: lim.AllowPrivateNetworks, MaxSize: lim.MaxFileSize}})
+	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: db, Notify: notify, Now: opts.Now})
+	e.Environments = env.NewService(db, db, env.WithPublishOutbox(func(workspaceID string, pub *env.Publication) (*queue.Job, error) {
+		return notifier.CanvasEventJob(workspaceID, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
+	}, notify))
+
+	actions := workflow.Builtins(workflow.BuiltinOptions{Models: e.Models})
+	for id, a := range opts.Actions {
+		actions.Register(id, a)
+	}
+	e.Workflows = workflow.NewService(workflow.Options{Store: db, Canvases: db, Actions: actions, Notifier: notifier,
+		Files: e.Files, Notify: notify, Cancel: cancel, Logger: opts.Logger, Now: opts.Now})
+	e.Canvases = canvas.NewService(db, canvas.WithWorkflows(e.Workflows), canvas.WithPromoter(e.Environments))
+	e.Completions = completion.NewService(completion.Options{Store: db, Canvases: db, Environments: e.Environments,
+		Models: e.Models, Notify: notify, Notifier: notifier, Workflows: e.Workflows, Now: opts.Now})
+	e.TestCases = testcase.NewService(testcase.Options{Store: db, Canvases: db, Generations: db})
+	e.Generations = testcase.NewGenerationService(testcase.GenerationOptions{TestCases: e.TestCases, Store: db,
+		Runner: e.Completions, Notify: notify, Cancel: cancel,
+		FinishedJob: func(g *testcase.Generation) (*queue.Job, error) {
+			return notifier.CanvasEventJob(g.WorkspaceID, g.PromptID, g.ID, webhook.EventGenerationCompleted, g)
+		}})
+	sender := webhook.NewSender(webhook.SenderOptions{AllowPrivateNetworks: lim.AllowPrivateNetworks})
+	e.Applications = webhook.NewApplicationService(webhook.ApplicationOptions{Store: db, Canvases: db,
+		SecretOverlap: lim.SecretOverlap})
+	e.Deliveries = webhook.NewDeliveryService(webhook.DeliveryOptions{Log: db, Applications: db, Sender: sender})
+	deliverer := &webhook.Deliverer{Sender: sender, Logger: opts.Logger, Log: db, Subscriptions: db,
+		MaxConsecutiveFailures: lim.MaxConsecutiveDeliveryFailures}
+	r := lim.Retention
+	e.purger = retention.New(retention.Options{Store: db, Jobs: r.Jobs, Deliveries: r.Deliveries, Runs: r.Runs,
+		WorkflowRuns: r.WorkflowRuns, Interval: r.Interval, Logger: opts.Logger, Clock: opts.Now})
+
+	for _, kind := range completion.JobKinds() {
+		e.worker.Handle(kind, e.Completions.HandleJob)
+	}
+	e.worker.Handle(testcase.JobKindGenerate, e.Generations.HandleJob)
+	e.worker.Handle(workflow.JobKindRun, e.Workflows.HandleJob)
+	e.worker.Handle(workflow.JobKindDeadline, e.Workflows.HandleDeadline)
+	e.worker.Handle(webhook.JobKind, deliverer.Handle)
+	e.worker.Handle(webhook.JobKindFanout, notifier.HandleFanout)
+	e.worker.Handle(webhook.JobKindCanvasEvent, notifier.HandleCanvasEvent)
+	e.worker.Handle(vault.JobKindExpire, e.Files.HandleExpireJob)
+	e.worker.Handle(retention.JobKind, e.purger.Handle)
+	return e, nil
+}
+
+// Bootstrap prepares a new database as canvasd does on its first start:
+// the default workspace and an admin API key, whose token it returns once
+// (token when it is a UUID, else a random one). On a database that has a
+// workspace already it does nothing and reports created false.
+func (e *Engine) Bootstrap(ctx context.Context, token string) (created bool, adminToken string, err error) {
+	return canvas.Bootstrap(ctx, e.Store, token)
+}
+
+// Run does the engine's background work until ctx ends: it makes sure the
+// purge of ended records is scheduled, then runs the queue worker. Once
+// ctx ends it lets the running jobs finish (or gives them back to the
+// queue) and returns. Run may be called once.
+func (e *Engine) Run(ctx context.Context) error {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	e.mu.Lock()
+	switch {
+	case e.closed:
+		e.mu.Unlock()
+		return errors.New("engine: Run after Close")
+	case e.running != nil:
+		e.mu.Unlock()
+		return errors.New("engine: Run called twice")
+	}
+	done := make(chan struct{})
+	e.running, e.stop = done, stop
+	e.mu.Unlock()
+	defer close(done)
+
+	if _, err := e.purger.Schedule(ctx); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("engine: schedule the purge of ended records: %w", err)
+	}
+	return e.worker.Run(ctx)
+}
+
+// Close stops a running Run and waits for it to return, then closes the
+// store when the Engine opened it (OpenSQLite). Close is safe to call more
+// than once.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	done, stop := e.running, e.stop
+	e.mu.Unlock()
+	if done != nil {
+		stop()
+		<-done
+	}
+	if e.closeFn != nil {
+		return e.closeFn()
+	}
+	return nil
+}
