@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
@@ -203,7 +204,8 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				s.logger.ErrorContext(r.Context(), "panic", slog.String("requestId", id), slog.Any("panic", v))
+				s.logger.ErrorContext(r.Context(), "panic", slog.String("requestId", id), slog.Any("panic", v),
+					slog.String("stack", string(debug.Stack())))
 				if !sw.wrote {
 					s.writeError(sw, r, canvas.Errorf(canvas.EINTERNAL, "Internal error."))
 				}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"maps"
+	"runtime/debug"
 	"slices"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
@@ -271,15 +273,19 @@ func (ex *execution) start(ctx context.Context, n *CNode) {
 	ex.inflight++
 	input := ex.defaultInput(n)
 	go func() {
-		out, err := runExecutor(ctx, n, in)
+		out, err := runExecutor(ctx, ex.s.logger, n, in)
 		ex.results <- stepResult{node: n, out: out, err: err, input: input}
 	}()
 }
 
-// runExecutor executes n, turning a panic into an error.
-func runExecutor(ctx context.Context, n *CNode, in *StepInput) (out *Outcome, err error) {
+// runExecutor executes n, turning a panic into an error; the panic is
+// logged with its stack, the step's error says only that the action failed.
+func runExecutor(ctx context.Context, logger *slog.Logger, n *CNode, in *StepInput) (out *Outcome, err error) {
 	defer func() {
 		if v := recover(); v != nil {
+			logger.ErrorContext(ctx, "workflow action panicked", slog.String("action", n.ActionID),
+				slog.String("node", n.ID), slog.String("run", in.RunID), slog.Any("panic", v),
+				slog.String("stack", string(debug.Stack())))
 			out, err = nil, canvas.Errorf(canvas.EINTERNAL, "The %s action failed.", n.ActionID)
 		}
 	}()
@@ -338,10 +344,18 @@ func (ex *execution) finish(r stepResult, jobCtx, runCtx context.Context, cancel
 			if in == nil {
 				in = r.input
 			}
-			st.Input, _ = marshalValue(in)
+			var err error
+			if st.Input, err = marshalValue(in); err != nil {
+				ex.s.logger.Error("workflow step input is not JSON", slog.String("run", ex.run.ID),
+					slog.String("step", st.ID), slog.Any("error", err))
+			}
 		}
 		if len(r.out.Metadata) > 0 {
-			st.Metadata, _ = json.Marshal(r.out.Metadata)
+			var err error
+			if st.Metadata, err = json.Marshal(r.out.Metadata); err != nil {
+				ex.s.logger.Error("workflow step metadata is not JSON", slog.String("run", ex.run.ID),
+					slog.String("step", st.ID), slog.Any("error", err))
+			}
 		}
 		ex.journal.put(st)
 		return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 )
 
 // journal writes the step changes of one execution in order, without
@@ -53,6 +54,10 @@ func (jr *journal) put(st *Step) {
 	}
 }
 
+// journalWriteTimeout bounds one write of the journal: a store that does
+// not answer by then fails the run's execution, which its job retries.
+const journalWriteTimeout = 30 * time.Second
+
 // drain writes batches until nothing is queued.
 func (jr *journal) drain() {
 	for {
@@ -71,8 +76,11 @@ func (jr *journal) drain() {
 		jr.mu.Unlock()
 		slices.SortFunc(batch, func(a, b *Step) int { return a.Seq - b.Seq })
 		// The writes outlive the job's context: a change the execution
-		// made is written even while it stops.
-		if err := jr.store.SaveWorkflowSteps(context.Background(), jr.workspaceID, jr.runID, batch); err != nil {
+		// made is written even while it stops, within its own deadline.
+		ctx, cancel := context.WithTimeout(context.Background(), journalWriteTimeout)
+		err := jr.store.SaveWorkflowSteps(ctx, jr.workspaceID, jr.runID, batch)
+		cancel()
+		if err != nil {
 			jr.mu.Lock()
 			jr.err = err
 			close(jr.failed)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // Group commit. With synchronous=FULL every commit waits for the disk, and
@@ -68,6 +69,10 @@ func (db *DB) groupCommit(ctx context.Context, c *committer, write func(ctx cont
 	return <-req.done
 }
 
+// batchTimeout bounds one shared commit, beyond the busy timeout of the
+// connection.
+const batchTimeout = time.Minute
+
 // commitBatches runs one batch of c's waiting writes and, when more are
 // waiting afterwards, hands the lead to a new goroutine.
 func (db *DB) commitBatches(c *committer) {
@@ -103,8 +108,10 @@ func (db *DB) commitBatch(batch []*commitRequest) {
 		}
 	}()
 	// The batch serves several callers, so no one caller's context may
-	// cancel it; each caller's context is checked before its turn.
-	ctx := context.Background()
+	// cancel it; each caller's context is checked before its turn, and the
+	// batch has its own deadline.
+	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
+	defer cancel()
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		for i := range errs {
