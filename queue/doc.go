@@ -30,7 +30,8 @@
 // exponential with full jitter (a random delay up to 1s*2^(attempt-1),
 // capped at 10 minutes). A job whose attempts have reached MaxAttempts is
 // failed instead of retried. A panicking handler is recovered and counts as
-// a retryable error. Every failure's message is kept in Job.LastError.
+// a retryable error; the panic is logged at ERROR with the job's id, kind,
+// attempt and stack. Every failure's message is kept in Job.LastError.
 //
 // # Shutdown
 //

@@ -292,12 +292,15 @@ func (w *Worker) runJob(storeCtx, jobCtx context.Context, cancel context.CancelC
 	}
 }
 
-// call runs the handler of j, turning a panic into a retryable error.
+// call runs the handler of j, turning a panic into a retryable error. The
+// panic is logged at ERROR with the job, its kind and the stack of the
+// panicking goroutine, which the error kept in Job.LastError lacks.
 func (w *Worker) call(ctx context.Context, j *Job) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("queue: handler panicked: %v", v)
 			w.opts.Logger.ErrorContext(ctx, "queue: handler panicked", slog.String("job", j.ID),
+				slog.String("kind", j.Kind), slog.Int("attempt", j.Attempts),
 				slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
 		}
 	}()
