@@ -29,37 +29,63 @@ func providers(cfg config) (*completion.Registry, error) {
 	return reg, nil
 }
 
-// defaultWorkerConcurrency is how many jobs the worker runs at once unless
-// configured: jobs mostly wait (on a model, a webhook receiver, a workflow
-// run's steps), and a workflow run holds its slot while it runs.
-const defaultWorkerConcurrency = 16
-
 // workerConfig is the queue worker's part of the configuration.
 type workerConfig struct {
-	// WorkerConcurrency bounds the jobs the worker runs at once
+	// WorkerConcurrency bounds the jobs of the model lane run at once:
+	// async completions and tasks, generations, workflow runs
 	// (--worker-concurrency, CANVAS_WORKER_CONCURRENCY).
 	WorkerConcurrency int
+	// DeliveryConcurrency bounds the jobs of the delivery lane run at once:
+	// webhook deliveries and their fan-outs (--delivery-concurrency,
+	// CANVAS_DELIVERY_CONCURRENCY).
+	DeliveryConcurrency int
 }
 
 // workerFlags registers the worker's flags, with their environment
 // variables as defaults; a malformed environment value is an error.
 func (c *workerConfig) workerFlags(fs *flag.FlagSet, env func(string) string) error {
-	n := defaultWorkerConcurrency
-	if v := env("CANVAS_WORKER_CONCURRENCY"); v != "" {
-		i, err := strconv.Atoi(v)
-		if err != nil || i <= 0 {
-			return fmt.Errorf("CANVAS_WORKER_CONCURRENCY: %q is not a positive number", v)
-		}
-		n = i
+	model, err := positiveEnv(env, "CANVAS_WORKER_CONCURRENCY", queue.DefaultModelConcurrency)
+	if err != nil {
+		return err
 	}
-	fs.IntVar(&c.WorkerConcurrency, "worker-concurrency", n,
-		"how many background `jobs` run at once (env CANVAS_WORKER_CONCURRENCY)")
+	delivery, err := positiveEnv(env, "CANVAS_DELIVERY_CONCURRENCY", queue.DefaultDeliveryConcurrency)
+	if err != nil {
+		return err
+	}
+	fs.IntVar(&c.WorkerConcurrency, "worker-concurrency", model,
+		"how many model `jobs` (async completions, generations, workflow runs) run at once (env CANVAS_WORKER_CONCURRENCY)")
+	fs.IntVar(&c.DeliveryConcurrency, "delivery-concurrency", delivery,
+		"how many webhook delivery `jobs` run at once (env CANVAS_DELIVERY_CONCURRENCY)")
 	return nil
 }
 
+// positiveEnv returns the positive number in the environment variable
+// name, or def when it is unset.
+func positiveEnv(env func(string) string, name string, def int) (int, error) {
+	v := env(name)
+	if v == "" {
+		return def, nil
+	}
+	i, err := strconv.Atoi(v)
+	if err != nil || i <= 0 {
+		return 0, fmt.Errorf("%s: %q is not a positive number", name, v)
+	}
+	return i, nil
+}
+
+// workerOptions returns the options of the queue worker: its lanes'
+// concurrency and the logger.
+func (c *workerConfig) workerOptions(logger *slog.Logger) queue.WorkerOptions {
+	return queue.WorkerOptions{Logger: logger, Lanes: map[string]queue.LaneOptions{
+		queue.LaneModel:    {Concurrency: c.WorkerConcurrency},
+		queue.LaneDelivery: {Concurrency: c.DeliveryConcurrency},
+	}}
+}
+
 // completions builds the completion service and the queue worker that runs
-// its background jobs (async completions, tasks) and delivers webhook
-// notifications. The service wakes the worker after each enqueue. File
+// its background jobs (async completions, tasks) in the model lane and
+// delivers webhook notifications in the delivery lane. The service wakes
+// the worker after each enqueue. File
 // variables resolve vault:// addresses through files, and fetch public
 // URLs through the SSRF guard (CANVAS_ALLOW_PRIVATE_NETWORKS) with the
 // upload size limit (CANVAS_MAX_FILE_SIZE).
@@ -69,14 +95,14 @@ func completions(cfg config, db store.Store, envs *env.Service, files *vault.Ser
 	if err != nil {
 		return nil, nil, err
 	}
-	worker := queue.NewWorker(db, queue.WorkerOptions{Logger: logger, Concurrency: cfg.WorkerConcurrency})
+	worker := queue.NewWorker(db, cfg.workerOptions(logger))
 	svc := completion.NewService(completion.Options{Store: db, Canvases: db, Environments: envs,
 		Providers: reg, Notify: worker.Notify, Notifier: notifier, Workflows: workflows,
 		Files: completion.FileOptions{Vault: completion.VaultFiles(files),
 			AllowPrivateNetworks: cfg.AllowPrivateNetworks, MaxSize: cfg.MaxFileSize}})
 	for _, kind := range completion.JobKinds() {
-		worker.Handle(kind, svc.HandleJob)
+		worker.HandleIn(queue.LaneModel, kind, svc.HandleJob)
 	}
-	worker.Handle(webhook.JobKind, deliverer(cfg, db, logger).Handle)
+	worker.HandleIn(queue.LaneDelivery, webhook.JobKind, deliverer(cfg, db, logger).Handle)
 	return svc, worker, nil
 }

@@ -116,9 +116,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	llm.svc = completionSvc
 	handleWorkflows(worker, workflowSvc)
-	worker.Handle(webhook.JobKindFanout, notifier.HandleFanout)
-	worker.Handle(webhook.JobKindCanvasEvent, notifier.HandleCanvasEvent)
-	worker.Handle(vault.JobKindExpire, fileSvc.HandleExpireJob)
+	worker.HandleIn(queue.LaneDelivery, webhook.JobKindFanout, notifier.HandleFanout)
+	worker.HandleIn(queue.LaneDelivery, webhook.JobKindCanvasEvent, notifier.HandleCanvasEvent)
+	worker.HandleIn(queue.LaneMaintenance, vault.JobKindExpire, fileSvc.HandleExpireJob)
 	if err := schedulePurges(ctx, cfg, db, worker, logger); err != nil {
 		return err
 	}
@@ -191,13 +191,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	return nil
 }
 
-// schedulePurges registers the purge of ended records on the worker and
-// makes sure one purge job is queued; restarts and other processes on the
-// same data queue no second one.
+// schedulePurges registers the purge of ended records in the worker's
+// maintenance lane and makes sure one purge job is queued; restarts and
+// other processes on the same data queue no second one.
 func schedulePurges(ctx context.Context, cfg config, db retention.Store, worker *queue.Worker, logger *slog.Logger) error {
 	p := retention.New(retention.Options{Store: db, Jobs: cfg.JobRetention, Deliveries: cfg.DeliveryRetention,
 		Runs: cfg.RunRetention, WorkflowRuns: cfg.WorkflowRunRetention, Interval: cfg.PurgeInterval, Logger: logger})
-	worker.Handle(retention.JobKind, p.Handle)
+	worker.HandleIn(queue.LaneMaintenance, retention.JobKind, p.Handle)
 	if _, err := p.Schedule(ctx); err != nil {
 		return fmt.Errorf("schedule the purge of ended records: %w", err)
 	}

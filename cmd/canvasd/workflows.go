@@ -34,8 +34,10 @@ func workflows(db store.Store, m *models, files *vault.Service, notifier *webhoo
 		Logger: logger})
 }
 
-// handleWorkflows registers the workflow service's job handlers on worker.
+// handleWorkflows registers the workflow service's job handlers on worker:
+// runs in the model lane, deadlines in the maintenance lane, so that a
+// deadline fires while runs hold every model slot.
 func handleWorkflows(worker *queue.Worker, svc *workflow.Service) {
-	worker.Handle(workflow.JobKindRun, svc.HandleJob)
-	worker.Handle(workflow.JobKindDeadline, svc.HandleDeadline)
+	worker.HandleIn(queue.LaneModel, workflow.JobKindRun, svc.HandleJob)
+	worker.HandleIn(queue.LaneMaintenance, workflow.JobKindDeadline, svc.HandleDeadline)
 }
