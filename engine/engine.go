@@ -53,9 +53,19 @@ type Options struct {
 // Limits bound the work an Engine takes on and how long it keeps what it
 // did. Zero fields take the documented defaults.
 type Limits struct {
-	// ModelConcurrency bounds the model work run at once: asynchronous
-	// completions and tasks, test case generations, workflow runs.
+	// ModelConcurrency bounds the model lane's jobs run at once:
+	// asynchronous completions and tasks, test case generations, workflow
+	// runs (queue.DefaultModelConcurrency).
 	ModelConcurrency int
+	// DeliveryConcurrency bounds the delivery lane's jobs run at once:
+	// webhook deliveries and their fan-outs
+	// (queue.DefaultDeliveryConcurrency). A slow receiver holds slots of
+	// this lane only, never those of model work.
+	DeliveryConcurrency int
+	// MaintenanceConcurrency bounds the maintenance lane's jobs run at
+	// once: workflow deadlines, file expiry, the purge of ended records
+	// (queue.DefaultMaintenanceConcurrency).
+	MaintenanceConcurrency int
 	// MaxFileSize bounds an upload, in bytes (vault.DefaultMaxSize).
 	MaxFileSize int64
 	// UploadURLLifetime is how long an upload URL works
@@ -115,8 +125,8 @@ type Engine struct {
 	closed  bool
 }
 
-// Open builds an Engine over opts.Store. Nothing runs in the background
-// until Run.
+// Open builds an Engine over opts.Store and makes sure the purge of ended
+// records is scheduled. Nothing runs in the background until Run.
 func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.Store == nil {
 		return nil, errors.New("engine: Options.Store is required")
@@ -139,8 +149,13 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 
 	// The worker comes first: every service that enqueues work wakes it,
 	// and those that cancel work stop it in this process at once.
-	e.worker = queue.NewWorker(db, queue.WorkerOptions{Logger: opts.Logger, Concurrency: lim.ModelConcurrency,
-		Clock: opts.Now})
+	// Its lanes keep each kind of work from holding the slots of another.
+	e.worker = queue.NewWorker(db, queue.WorkerOptions{Logger: opts.Logger, Clock: opts.Now,
+		Lanes: map[string]queue.LaneOptions{
+			queue.LaneModel:       {Concurrency: lim.ModelConcurrency},
+			queue.LaneDelivery:    {Concurrency: lim.DeliveryConcurrency},
+			queue.LaneMaintenance: {Concurrency: lim.MaintenanceConcurrency},
+		}})
 	notify, cancel := e.worker.Notify, e.worker.Cancel
 
 	e.Files = vault.NewService(vault.Options{Store: db, Blobs: opts.Blobs, BaseURL: opts.BaseURL,
@@ -177,17 +192,23 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	e.purger = retention.New(retention.Options{Store: db, Jobs: r.Jobs, Deliveries: r.Deliveries, Runs: r.Runs,
 		WorkflowRuns: r.WorkflowRuns, Interval: r.Interval, Logger: opts.Logger, Clock: opts.Now})
 
+	w := e.worker
 	for _, kind := range completion.JobKinds() {
-		e.worker.Handle(kind, e.Completions.HandleJob)
+		w.HandleIn(queue.LaneModel, kind, e.Completions.HandleJob)
 	}
-	e.worker.Handle(testcase.JobKindGenerate, e.Generations.HandleJob)
-	e.worker.Handle(workflow.JobKindRun, e.Workflows.HandleJob)
-	e.worker.Handle(workflow.JobKindDeadline, e.Workflows.HandleDeadline)
-	e.worker.Handle(webhook.JobKind, deliverer.Handle)
-	e.worker.Handle(webhook.JobKindFanout, notifier.HandleFanout)
-	e.worker.Handle(webhook.JobKindCanvasEvent, notifier.HandleCanvasEvent)
-	e.worker.Handle(vault.JobKindExpire, e.Files.HandleExpireJob)
-	e.worker.Handle(retention.JobKind, e.purger.Handle)
+	w.HandleIn(queue.LaneModel, testcase.JobKindGenerate, e.Generations.HandleJob)
+	w.HandleIn(queue.LaneModel, workflow.JobKindRun, e.Workflows.HandleJob)
+	w.HandleIn(queue.LaneDelivery, webhook.JobKind, deliverer.Handle)
+	w.HandleIn(queue.LaneDelivery, webhook.JobKindFanout, notifier.HandleFanout)
+	w.HandleIn(queue.LaneDelivery, webhook.JobKindCanvasEvent, notifier.HandleCanvasEvent)
+	w.HandleIn(queue.LaneMaintenance, workflow.JobKindDeadline, e.Workflows.HandleDeadline)
+	w.HandleIn(queue.LaneMaintenance, vault.JobKindExpire, e.Files.HandleExpireJob)
+	w.HandleIn(queue.LaneMaintenance, retention.JobKind, e.purger.Handle)
+	// One purge job is queued whatever the number of starts and processes
+	// on the same data: Schedule queues none when one is.
+	if _, err := e.purger.Schedule(ctx); err != nil {
+		return nil, fmt.Errorf("engine: schedule the purge of ended records: %w", err)
+	}
 	return e, nil
 }
 
@@ -199,8 +220,8 @@ func (e *Engine) Bootstrap(ctx context.Context, token string) (created bool, adm
 	return canvas.Bootstrap(ctx, e.Store, token)
 }
 
-// Run does the engine's background work until ctx ends: it makes sure the
-// purge of ended records is scheduled, then runs the queue worker. Once
+// Run does the engine's background work until ctx ends: it runs the queue
+// worker, each kind of job in its lane. Once
 // ctx ends it lets the running jobs finish (or gives them back to the
 // queue) and returns. Run may be called once.
 func (e *Engine) Run(ctx context.Context) error {
@@ -220,9 +241,6 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.mu.Unlock()
 	defer close(done)
 
-	if _, err := e.purger.Schedule(ctx); err != nil && ctx.Err() == nil {
-		return fmt.Errorf("engine: schedule the purge of ended records: %w", err)
-	}
 	return e.worker.Run(ctx)
 }
 

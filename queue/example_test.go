@@ -56,3 +56,59 @@ func Example_worker() {
 	// hello, "world"
 	// succeeded after 1 attempt
 }
+
+// ExampleWorker_HandleIn puts kinds in lanes: a delivery waiting on its
+// receiver holds the delivery lane's one slot, and a completion still runs
+// at once in the model lane.
+func ExampleWorker_HandleIn() {
+	ctx, stop := context.WithCancel(context.Background())
+	dir, err := os.MkdirTemp("", "queue-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	db, err := sqlite.Open(ctx, filepath.Join(dir, "queue.db"))
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+
+	w := queue.NewWorker(db, queue.WorkerOptions{Lanes: map[string]queue.LaneOptions{
+		queue.LaneDelivery: {Concurrency: 1},
+	}})
+	receiverAnswers, delivered, completed := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	w.HandleIn(queue.LaneDelivery, "deliver", func(ctx context.Context, j *queue.Job) error {
+		select {
+		case <-receiverAnswers:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		fmt.Println("delivered", j.RefID)
+		close(delivered)
+		return nil
+	})
+	w.HandleIn(queue.LaneModel, "complete", func(ctx context.Context, j *queue.Job) error {
+		fmt.Println("completed", j.RefID)
+		close(completed)
+		return nil
+	})
+	returned := make(chan error)
+	go func() { returned <- w.Run(ctx) }()
+
+	for _, j := range []*queue.Job{{Kind: "deliver", RefID: "delivery-1"}, {Kind: "complete", RefID: "run-1"}} {
+		if err := db.EnqueueJob(ctx, j); err != nil {
+			panic(err)
+		}
+	}
+	w.Notify()
+	<-completed // while the delivery still waits
+	close(receiverAnswers)
+	<-delivered
+	stop()
+	if err := <-returned; err != nil {
+		panic(err)
+	}
+	// Output:
+	// completed run-1
+	// delivered delivery-1
+}

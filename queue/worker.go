@@ -20,8 +20,14 @@ type WorkerOptions struct {
 	// Owner identifies the worker's leases; default a random id. Two
 	// running workers must not share one.
 	Owner string
-	// Concurrency bounds the jobs run at once; default 4.
+	// Concurrency bounds the jobs of LaneDefault run at once; default
+	// DefaultConcurrency.
 	Concurrency int
+	// Lanes sets the concurrency of the system lanes (LaneModel,
+	// LaneDelivery, LaneMaintenance) by name, and declares any other name as
+	// a lane of its own; a zero field takes the lane's default. An entry for
+	// LaneDefault panics in NewWorker: Concurrency is that lane's.
+	Lanes map[string]LaneOptions
 	// Lease is how long a claim holds a job without a heartbeat; default
 	// 30s.
 	Lease time.Duration
@@ -46,14 +52,15 @@ type WorkerOptions struct {
 }
 
 // Worker claims due jobs from a Store and runs their handlers, each job in
-// its own goroutine under a lease that a heartbeat extends. Register
-// handlers with Handle, then call Run.
+// its own goroutine under a lease that a heartbeat extends. Its slots are
+// split into lanes, each with its own concurrency and claim loop, so that a
+// lane full of slow jobs never delays the jobs of another. Register
+// handlers with Handle or HandleIn, then call Run.
 type Worker struct {
 	store    Store
 	opts     WorkerOptions
+	lanes    map[string]*lane
 	handlers map[string]Handler
-	kinds    []string
-	wake     chan struct{}
 
 	mu      sync.Mutex
 	started bool
@@ -97,7 +104,7 @@ func NewWorker(store Store, opts WorkerOptions) *Worker {
 		opts.Owner = "worker-" + hex.EncodeToString(b)
 	}
 	if opts.Concurrency <= 0 {
-		opts.Concurrency = 4
+		opts.Concurrency = DefaultConcurrency
 	}
 	if opts.Lease <= 0 {
 		opts.Lease = 30 * time.Second
@@ -120,34 +127,44 @@ func NewWorker(store Store, opts WorkerOptions) *Worker {
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
-	return &Worker{store: store, opts: opts, handlers: map[string]Handler{},
-		wake: make(chan struct{}, 1), running: map[string]runningJob{}}
+	return &Worker{store: store, opts: opts, lanes: newLanes(opts), handlers: map[string]Handler{},
+		running: map[string]runningJob{}}
 }
 
 // Owner returns the id the worker's leases are held under.
 func (w *Worker) Owner() string { return w.opts.Owner }
 
-// Handle registers h for the jobs of kind. It must be called before Run;
-// it panics afterwards or when kind already has a handler.
-func (w *Worker) Handle(kind string, h Handler) {
+// Handle registers h for the jobs of kind in LaneDefault. It must be
+// called before Run; it panics afterwards or when kind already has a
+// handler.
+func (w *Worker) Handle(kind string, h Handler) { w.HandleIn(LaneDefault, kind, h) }
+
+// HandleIn registers h for the jobs of kind in the lane named lane: they
+// are claimed by that lane alone and run in its slots. A kind belongs to
+// one lane. It must be called before Run; it panics afterwards, when the
+// worker has no such lane, or when kind already has a handler in any lane.
+func (w *Worker) HandleIn(lane, kind string, h Handler) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.started {
 		panic("queue: Handle called after Run")
 	}
+	l, ok := w.lanes[lane]
+	if !ok {
+		panic("queue: no lane named " + lane + " (declare it in WorkerOptions.Lanes)")
+	}
 	if _, dup := w.handlers[kind]; dup {
 		panic("queue: a handler for " + kind + " is already registered")
 	}
 	w.handlers[kind] = h
-	w.kinds = append(w.kinds, kind)
+	l.kinds = append(l.kinds, kind)
 }
 
-// Notify wakes the worker to claim at once instead of at its next poll; it
+// Notify wakes every lane to claim at once instead of at its next poll; it
 // never blocks. Call it after enqueueing a job in the same process.
 func (w *Worker) Notify() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
+	for _, l := range w.lanes {
+		l.notify()
 	}
 }
 
@@ -173,11 +190,12 @@ func (w *Worker) Cancel(refID string) int {
 	return n
 }
 
-// Run claims and runs jobs until ctx is done, then shuts down gracefully:
-// it stops claiming, waits up to ShutdownTimeout for running handlers, then
-// cancels the contexts of those still running and releases their jobs,
-// which are due again at once without an attempt counted. It returns nil
-// after a graceful shutdown, and an error when called twice.
+// Run claims and runs jobs in every lane that has a kind until ctx is done,
+// then shuts down gracefully: every lane stops claiming, Run waits up to
+// ShutdownTimeout for the running handlers of all lanes, then cancels the
+// contexts of those still running and releases their jobs, which are due
+// again at once without an attempt counted. It returns nil after a
+// graceful shutdown, and an error when called twice.
 func (w *Worker) Run(ctx context.Context) error {
 	w.mu.Lock()
 	if w.started {
@@ -190,88 +208,16 @@ func (w *Worker) Run(ctx context.Context) error {
 	// Store calls outlive ctx: a job finishing during shutdown still
 	// records its outcome.
 	storeCtx := context.WithoutCancel(ctx)
-	var wg sync.WaitGroup
-	done := make(chan struct{}, w.opts.Concurrency)
-	inflight := 0
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			w.shutdown(&wg)
-			return nil
-		case <-done:
-			inflight--
-			if !w.refill(ctx, done, &inflight) {
-				w.shutdown(&wg)
-				return nil
-			}
-		case <-w.wake:
-		case <-timer.C:
-		}
-		for len(done) > 0 { // count every finished job before claiming
-			<-done
-			inflight--
-		}
-		free := w.opts.Concurrency - inflight
-		if free <= 0 || len(w.kinds) == 0 {
-			resetTimer(timer, w.opts.PollInterval)
-			continue
-		}
-		jobs, err := w.store.ClaimJobs(storeCtx, w.opts.Owner, w.kinds, free, w.opts.Lease)
-		if err != nil {
-			w.opts.Logger.ErrorContext(ctx, "queue: claim", slog.String("owner", w.opts.Owner), slog.Any("error", err))
-		}
-		for _, j := range jobs {
-			inflight++
-			jobCtx, cancel := context.WithCancelCause(storeCtx)
-			w.mu.Lock()
-			w.running[j.ID] = runningJob{refID: j.RefID, cancel: cancel}
-			w.mu.Unlock()
-			wg.Go(func() {
-				defer func() { done <- struct{}{} }()
-				w.runJob(storeCtx, jobCtx, cancel, j)
-			})
-		}
-		if len(jobs) == free && err == nil {
-			w.Notify() // a full batch: more may be due
-		}
-		resetTimer(timer, w.opts.PollInterval)
-	}
-}
-
-// refillWindow is how long a worker whose slot freed while others still
-// run waits for more slots to free before it claims. Each claim is a
-// commit, so refilling the slots one claim per freed slot would cost a
-// disk flush per job; jobs tend to finish together (their outcomes share
-// commits), and the window lets their slots refill in one claim.
-const refillWindow = 2 * time.Millisecond
-
-// refill waits, after a slot freed while other jobs still run, until half
-// the slots are free, refillWindow has passed, or a Notify (a job was just
-// enqueued) arrives, whichever comes first, counting the jobs that finish
-// meanwhile. An idle worker never waits: the poll and Notify claim at once.
-// It returns false when ctx is done.
-func (w *Worker) refill(ctx context.Context, done <-chan struct{}, inflight *int) bool {
-	half := (w.opts.Concurrency + 1) / 2
-	if w.opts.Concurrency-*inflight >= half {
-		return true
-	}
-	t := time.NewTimer(refillWindow)
-	defer t.Stop()
-	for w.opts.Concurrency-*inflight < half {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-done:
-			(*inflight)--
-		case <-w.wake:
-			return true
-		case <-t.C:
-			return true
+	var jobs, loops sync.WaitGroup
+	for _, l := range w.lanes {
+		if len(l.kinds) > 0 {
+			loops.Go(func() { w.runLane(ctx, storeCtx, l, &jobs) })
 		}
 	}
-	return true
+	<-ctx.Done()
+	loops.Wait() // no lane starts a job any more
+	w.shutdown(&jobs)
+	return nil
 }
 
 // shutdown waits for the running jobs up to ShutdownTimeout, then cancels
@@ -295,11 +241,6 @@ func (w *Worker) shutdown(wg *sync.WaitGroup) {
 	}
 	w.mu.Unlock()
 	<-finished
-}
-
-func resetTimer(t *time.Timer, d time.Duration) {
-	t.Stop()
-	t.Reset(d)
 }
 
 // runJob runs the handler of j under a heartbeat and records the outcome.
@@ -351,12 +292,15 @@ func (w *Worker) runJob(storeCtx, jobCtx context.Context, cancel context.CancelC
 	}
 }
 
-// call runs the handler of j, turning a panic into a retryable error.
+// call runs the handler of j, turning a panic into a retryable error. The
+// panic is logged at ERROR with the job, its kind and the stack of the
+// panicking goroutine, which the error kept in Job.LastError lacks.
 func (w *Worker) call(ctx context.Context, j *Job) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("queue: handler panicked: %v", v)
 			w.opts.Logger.ErrorContext(ctx, "queue: handler panicked", slog.String("job", j.ID),
+				slog.String("kind", j.Kind), slog.Int("attempt", j.Attempts),
 				slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
 		}
 	}()

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/promptcanvas/promptcanvas/model"
+	"github.com/promptcanvas/promptcanvas/queue"
 )
 
 // providers returns the model registry of the reference server: the
@@ -23,30 +24,46 @@ func providers(cfg config) (*model.Registry, error) {
 	return reg, nil
 }
 
-// defaultWorkerConcurrency is how many jobs the worker runs at once unless
-// configured: jobs mostly wait (on a model, a webhook receiver, a workflow
-// run's steps), and a workflow run holds its slot while it runs.
-const defaultWorkerConcurrency = 16
-
 // workerConfig is the queue worker's part of the configuration.
 type workerConfig struct {
-	// WorkerConcurrency bounds the jobs the worker runs at once
+	// WorkerConcurrency bounds the jobs of the model lane run at once:
+	// async completions and tasks, generations, workflow runs
 	// (--worker-concurrency, CANVAS_WORKER_CONCURRENCY).
 	WorkerConcurrency int
+	// DeliveryConcurrency bounds the jobs of the delivery lane run at once:
+	// webhook deliveries and their fan-outs (--delivery-concurrency,
+	// CANVAS_DELIVERY_CONCURRENCY).
+	DeliveryConcurrency int
 }
 
 // workerFlags registers the worker's flags, with their environment
 // variables as defaults; a malformed environment value is an error.
 func (c *workerConfig) workerFlags(fs *flag.FlagSet, env func(string) string) error {
-	n := defaultWorkerConcurrency
-	if v := env("CANVAS_WORKER_CONCURRENCY"); v != "" {
-		i, err := strconv.Atoi(v)
-		if err != nil || i <= 0 {
-			return fmt.Errorf("CANVAS_WORKER_CONCURRENCY: %q is not a positive number", v)
-		}
-		n = i
+	model, err := positiveEnv(env, "CANVAS_WORKER_CONCURRENCY", queue.DefaultModelConcurrency)
+	if err != nil {
+		return err
 	}
-	fs.IntVar(&c.WorkerConcurrency, "worker-concurrency", n,
-		"how many background `jobs` run at once (env CANVAS_WORKER_CONCURRENCY)")
+	delivery, err := positiveEnv(env, "CANVAS_DELIVERY_CONCURRENCY", queue.DefaultDeliveryConcurrency)
+	if err != nil {
+		return err
+	}
+	fs.IntVar(&c.WorkerConcurrency, "worker-concurrency", model,
+		"how many model `jobs` (async completions, generations, workflow runs) run at once (env CANVAS_WORKER_CONCURRENCY)")
+	fs.IntVar(&c.DeliveryConcurrency, "delivery-concurrency", delivery,
+		"how many webhook delivery `jobs` run at once (env CANVAS_DELIVERY_CONCURRENCY)")
 	return nil
+}
+
+// positiveEnv returns the positive number in the environment variable
+// name, or def when it is unset.
+func positiveEnv(env func(string) string, name string, def int) (int, error) {
+	v := env(name)
+	if v == "" {
+		return def, nil
+	}
+	i, err := strconv.Atoi(v)
+	if err != nil || i <= 0 {
+		return 0, fmt.Errorf("%s: %q is not a positive number", name, v)
+	}
+	return i, nil
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/promptcanvas/promptcanvas/queue"
 )
 
 // postJSON sends body to the daemon and returns the status and the decoded
@@ -114,15 +116,28 @@ func TestWorkerConfig_Flags(t *testing.T) {
 	parse := parseServe
 	c, err := parse(nil)
 	require.NoError(t, err)
-	assert.Equal(t, defaultWorkerConcurrency, c.WorkerConcurrency)
-	c, err = parse(map[string]string{"CANVAS_WORKER_CONCURRENCY": "32"})
-	require.NoError(t, err)
-	assert.Equal(t, 32, c.WorkerConcurrency)
-	c, err = parse(map[string]string{"CANVAS_WORKER_CONCURRENCY": "32"}, "--worker-concurrency", "2")
-	require.NoError(t, err)
-	assert.Equal(t, 2, c.WorkerConcurrency, "the flag wins")
-	for _, v := range []string{"many", "0", "-3"} {
-		_, err := parse(map[string]string{"CANVAS_WORKER_CONCURRENCY": v})
-		assert.Error(t, err, v)
+	assert.Equal(t, queue.DefaultModelConcurrency, c.WorkerConcurrency)
+	assert.Equal(t, queue.DefaultDeliveryConcurrency, c.DeliveryConcurrency)
+	for _, lane := range []struct {
+		env, flag string
+		get       func(config) int
+	}{
+		{"CANVAS_WORKER_CONCURRENCY", "--worker-concurrency", func(c config) int { return c.WorkerConcurrency }},
+		{"CANVAS_DELIVERY_CONCURRENCY", "--delivery-concurrency", func(c config) int { return c.DeliveryConcurrency }},
+	} {
+		c, err = parse(map[string]string{lane.env: "32"})
+		require.NoError(t, err)
+		assert.Equal(t, 32, lane.get(c), lane.env)
+		c, err = parse(map[string]string{lane.env: "32"}, lane.flag, "2")
+		require.NoError(t, err)
+		assert.Equal(t, 2, lane.get(c), "%s: the flag wins", lane.flag)
+		for _, v := range []string{"many", "0", "-3"} {
+			_, err := parse(map[string]string{lane.env: v})
+			assert.Error(t, err, "%s=%s", lane.env, v)
+		}
 	}
+	opts, err := engineOptions(c, nil)
+	require.NoError(t, err)
+	assert.Equal(t, c.WorkerConcurrency, opts.Limits.ModelConcurrency)
+	assert.Equal(t, c.DeliveryConcurrency, opts.Limits.DeliveryConcurrency)
 }

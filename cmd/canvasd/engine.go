@@ -19,6 +19,7 @@ func engineOptions(cfg config, logger *slog.Logger) (engine.Options, error) {
 		Logger:    logger,
 		Limits: engine.Limits{
 			ModelConcurrency:               cfg.WorkerConcurrency,
+			DeliveryConcurrency:            cfg.DeliveryConcurrency,
 			MaxFileSize:                    cfg.MaxFileSize,
 			UploadURLLifetime:              cfg.UploadURLLifetime,
 			AllowPrivateNetworks:           cfg.AllowPrivateNetworks,
