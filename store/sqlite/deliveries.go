@@ -54,7 +54,11 @@ func insertDelivery(ctx context.Context, tx *Tx, j *queue.Job) error {
 		attempt_count, payload, event, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET status = 'pending', payload = excluded.payload, updated_at = excluded.updated_at`,
 		d.ID, j.WorkspaceID, nullString(app), d.Event.Type, d.URL, string(j.Payload), string(event), now, now)
-	return translate(err)
+	if err != nil {
+		return translate(err)
+	}
+	_, err = tx.exec(ctx, `UPDATE jobs SET delivery_id = ? WHERE id = ?`, d.ID, j.ID)
+	return err
 }
 
 // RecordAttempt appends the outcome's attempt to the delivery and sets its
