@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
 // Store is the persistence the workflow package consumes. Implementations
@@ -67,4 +68,7 @@ type Change struct {
 	Jobs        []*queue.Job
 	CancelJobs  bool
 	ExceptJobID string
+	// Notify are the deliveries of the change's notification, each
+	// written with its log row.
+	Notify []webhook.Outgoing
 }

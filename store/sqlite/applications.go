@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
@@ -300,22 +299,6 @@ func (db *DB) RecordSubscriptionOutcome(ctx context.Context, applicationID strin
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return canvas.NotFound("application")
-	}
-	return tx.Commit()
-}
-
-// EnqueueJobs inserts the jobs in one transaction; see insertJob for the
-// defaults.
-func (db *DB) EnqueueJobs(ctx context.Context, jobs []*queue.Job) error {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	for _, j := range jobs {
-		if err := insertJob(ctx, tx, j); err != nil {
-			return err
-		}
 	}
 	return tx.Commit()
 }

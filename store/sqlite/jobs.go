@@ -9,7 +9,6 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/queue"
-	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
 // Compile-time check that DB implements the queue's Store.
@@ -31,6 +30,13 @@ func scanJob(r interface{ Scan(...any) error }) (*queue.Job, error) {
 // tx.now when zero, MaxAttempts queue.DefaultMaxAttempts when zero, and the
 // timestamps; a job without a Kind is VALIDATION.
 func insertJob(ctx context.Context, tx *Tx, j *queue.Job) error {
+	return insertJobOf(ctx, tx, j, "")
+}
+
+// insertJobOf is insertJob for a job that sends the delivery deliveryID
+// (none when empty), which it records as the job's delivery_id: the
+// delivery's log row ends with the job (migration 016).
+func insertJobOf(ctx context.Context, tx *Tx, j *queue.Job, deliveryID string) error {
 	if j.Kind == "" {
 		return canvas.Invalid("A job needs a kind.", canvas.Detail{Path: "/kind", Message: "required"})
 	}
@@ -46,13 +52,15 @@ func insertJob(ctx context.Context, tx *Tx, j *queue.Job) error {
 	j.RunAt = j.RunAt.UTC()
 	j.Status, j.Attempts, j.LeaseOwner, j.LeaseUntil, j.LastError = queue.StatusQueued, 0, "", nil, ""
 	j.CreatedAt, j.UpdatedAt = tx.now, tx.now
-	_, err := tx.exec(ctx, `INSERT INTO jobs (id, workspace_id, kind, ref_id, payload, status, attempts,
-		max_attempts, run_at, last_error, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, '', ?, ?)`,
-		j.ID, j.WorkspaceID, j.Kind, j.RefID, nullRaw(j.Payload), j.Status, j.MaxAttempts,
-		formatTime(j.RunAt), formatTime(tx.now), formatTime(tx.now))
-	if err == nil && j.Kind == webhook.JobKind {
-		return insertDelivery(ctx, tx, j) // the delivery log row commits with its job
+	var delivery any
+	if deliveryID != "" {
+		delivery = deliveryID
 	}
+	_, err := tx.exec(ctx, `INSERT INTO jobs (id, workspace_id, kind, ref_id, payload, status, attempts,
+		max_attempts, run_at, last_error, created_at, updated_at, delivery_id)
+		VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, '', ?, ?, ?)`,
+		j.ID, j.WorkspaceID, j.Kind, j.RefID, nullRaw(j.Payload), j.Status, j.MaxAttempts,
+		formatTime(j.RunAt), formatTime(tx.now), formatTime(tx.now), delivery)
 	return translate(err)
 }
 

@@ -225,11 +225,11 @@ func (db *DB) SaveWorkflowSteps(ctx context.Context, workspaceID, runID string, 
 }
 
 // ChangeWorkflowRun moves a run from c.From to c.To in one transaction with
-// c's steps and jobs: CONFLICT, and nothing written, unless the run's
-// status is c.From. CompletedAt is set when c.To is terminal. When
-// c.CancelJobs is set, the run's queued or running jobs of the workflow
-// kinds other than c.ExceptJobID are cancelled before c.Jobs are enqueued.
-// The run is found as GetWorkflowRun finds it.
+// c's steps, jobs and deliveries (insertDelivery): CONFLICT, and nothing
+// written, unless the run's status is c.From. CompletedAt is set when c.To
+// is terminal. When c.CancelJobs is set, the run's queued or running jobs
+// of the workflow kinds other than c.ExceptJobID are cancelled before
+// c.Jobs are enqueued. The run is found as GetWorkflowRun finds it.
 func (db *DB) ChangeWorkflowRun(ctx context.Context, c *workflow.Change) (*workflow.Run, error) {
 	if c.To == "" {
 		return nil, canvas.Invalid("A change needs a status to move to.", canvas.Detail{Path: "/to", Message: "required"})
@@ -275,6 +275,9 @@ func (db *DB) ChangeWorkflowRun(ctx context.Context, c *workflow.Change) (*workf
 		}
 	}
 	if err := insertWorkflowJobs(ctx, tx, c.WorkspaceID, id, c.Jobs); err != nil {
+		return nil, err
+	}
+	if err := insertDeliveries(ctx, tx, c.Notify); err != nil {
 		return nil, err
 	}
 	r, err := getWorkflowRunTx(ctx, tx, c.WorkspaceID, id)

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/store"
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
@@ -123,17 +122,5 @@ func testApplications(t *testing.T, newStore func(t *testing.T) store.Store) {
 		_, err = f.s.SubscriptionTarget(f.ctx, a.ID)
 		requireCode(t, canvas.ENOTFOUND, err)
 		requireCode(t, canvas.ENOTFOUND, f.s.DeleteApplication(f.ctx, f.ws.ID, a.ID))
-	})
-	run(t, newStore, "EnqueueJobsAllOrNothing", func(t *testing.T, f *fixture) {
-		ok := &queue.Job{WorkspaceID: f.ws.ID, Kind: "test.kind", RefID: "r"}
-		bad := &queue.Job{WorkspaceID: f.ws.ID}
-		requireCode(t, canvas.EINVALID, f.s.EnqueueJobs(f.ctx, []*queue.Job{ok, bad}))
-		_, err := f.s.GetJob(f.ctx, ok.ID)
-		requireCode(t, canvas.ENOTFOUND, err)
-		ok.ID = ""
-		require.NoError(t, f.s.EnqueueJobs(f.ctx, []*queue.Job{ok}))
-		got, err := f.s.GetJob(f.ctx, ok.ID)
-		require.NoError(t, err)
-		assert.Equal(t, queue.StatusQueued, got.Status)
 	})
 }

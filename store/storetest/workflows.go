@@ -63,6 +63,16 @@ func wfStep(id string, seq int, action string) *workflow.Step {
 
 func stepID(s *workflow.Step) string { return s.ID }
 
+// WorkflowNotification returns a delivery of a notification of r to an
+// example URL, not yet written.
+func (f *fixture) WorkflowNotification(r *workflow.Run) webhook.Outgoing {
+	f.t.Helper()
+	o, err := webhook.NewOutgoing(r.WorkspaceID, r.ID, webhook.Delivery{URL: "https://example.com/hook",
+		Event: webhook.Event{Type: webhook.EventWorkflowRunCompleted, Data: json.RawMessage(`{}`)}})
+	require.NoError(f.t, err)
+	return o
+}
+
 func testWorkflows(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "RoundTrip", func(t *testing.T, f *fixture) {
 		v := f.Version(f.Canvas("c", f.Project("p"), "alice"), "hello")
@@ -415,6 +425,35 @@ func testWorkflowChanges(t *testing.T, newStore func(t *testing.T) store.Store) 
 		assert.Equal(t, queue.StatusQueued, n.Status, "the change's job is enqueued after the cancel")
 		assert.Equal(t, a.ID, n.RefID)
 		assert.Equal(t, f.ws.ID, n.WorkspaceID)
+	})
+	run(t, newStore, "ChangeWritesNotification", func(t *testing.T, f *fixture) {
+		v := f.Version(f.Canvas("c", f.Project("p"), "alice"), "hello")
+		r := f.CreateWorkflowRun(f.WorkflowRun(v), &queue.Job{Kind: workflow.JobKindRun})
+		paused := f.WorkflowNotification(r)
+		f.ChangeWorkflowRun(&workflow.Change{WorkspaceID: f.ws.ID, RunID: r.ID,
+			From: workflow.StatusPending, To: workflow.StatusRunning, Notify: []webhook.Outgoing{paused}})
+		st, _ := f.DeliveryStatus(paused.Delivery.ID)
+		assert.Equal(t, webhook.StatusPending, st, "the delivery is written with the change")
+
+		stale := f.WorkflowNotification(r)
+		_, err := f.s.ChangeWorkflowRun(f.ctx, &workflow.Change{WorkspaceID: f.ws.ID, RunID: r.ID,
+			From: workflow.StatusPending, To: workflow.StatusCompleted, Notify: []webhook.Outgoing{stale}})
+		requireCode(t, canvas.ECONFLICT, err)
+		_, err = f.s.GetDelivery(f.ctx, f.ws.ID, stale.Delivery.ID)
+		requireCode(t, canvas.ENOTFOUND, err)
+		_, err = f.s.GetJob(f.ctx, stale.Job.ID)
+		requireCode(t, canvas.ENOTFOUND, err)
+
+		done := f.WorkflowNotification(r)
+		f.ChangeWorkflowRun(&workflow.Change{WorkspaceID: f.ws.ID, RunID: r.ID,
+			From: workflow.StatusRunning, To: workflow.StatusCompleted, CancelJobs: true,
+			Notify: []webhook.Outgoing{done}})
+		for _, o := range []webhook.Outgoing{paused, done} {
+			assert.Equal(t, queue.StatusQueued, f.GetJob(o.Job.ID).Status,
+				"a delivery serving the run is not one of its workflow jobs: the cancel leaves it")
+			st, _ := f.DeliveryStatus(o.Delivery.ID)
+			assert.Equal(t, webhook.StatusPending, st)
+		}
 	})
 	run(t, newStore, "ChangeIsAtomic", func(t *testing.T, f *fixture) {
 		v := f.Version(f.Canvas("c", f.Project("p"), "alice"), "hello")
