@@ -56,7 +56,7 @@ func (s *Service) change(ctx context.Context, run *Run, trigger Trigger, fill fu
 func (s *Service) end(ctx context.Context, run *Run, trigger Trigger, exceptJob string, runErr *Error, steps ...*Step) (*Run, error) {
 	return s.change(ctx, run, trigger, func(cur *Run, c *Change) error {
 		now := s.now().UTC()
-		c.Error, c.CancelJobs, c.ExceptJobID = runErr, true, exceptJob
+		c.Error, c.CancelKinds, c.ExceptJobID = runErr, JobKinds(), exceptJob
 		c.Steps = append(c.Steps, steps...)
 		stepErr := &Error{Code: ErrCodeCancelled, Message: "The step did not finish: the run ended."}
 		if trigger == TriggerDeadline {

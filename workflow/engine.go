@@ -417,7 +417,7 @@ func (ex *execution) conclude(ctx, runCtx context.Context, j *queue.Job) error {
 		return ignoreConflict(err)
 	}
 	_, err := s.change(ctx, run, TriggerComplete, func(cur *Run, c *Change) error {
-		c.OutputNodeID, c.CancelJobs, c.ExceptJobID = out.ID, true, j.ID
+		c.OutputNodeID, c.CancelKinds, c.ExceptJobID = out.ID, JobKinds(), j.ID
 		notify, err := s.notification(ctx, cur, c.To, out.ID, nil)
 		c.Notify = notify
 		return err

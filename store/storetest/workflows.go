@@ -355,7 +355,7 @@ func testWorkflowChanges(t *testing.T, newStore func(t *testing.T) store.Store) 
 		_, err := f.s.ChangeWorkflowRun(f.ctx, &workflow.Change{WorkspaceID: f.ws.ID, RunID: r.ID,
 			From: workflow.StatusRunning, To: workflow.StatusCompleted, OutputNodeID: "end",
 			Error: &workflow.Error{Code: "X", Message: "x"}, Steps: []*workflow.Step{done},
-			Jobs: []*queue.Job{next}, CancelJobs: true})
+			Jobs: []*queue.Job{next}, CancelKinds: workflow.JobKinds()})
 		requireCode(t, canvas.ECONFLICT, err)
 		assert.Equal(t, before, f.GetWorkflowRun(r.ID), "nothing is written")
 		_, err = f.s.GetJob(f.ctx, next.ID)
@@ -411,7 +411,7 @@ func testWorkflowChanges(t *testing.T, newStore func(t *testing.T) store.Store) 
 
 		f.ChangeWorkflowRun(&workflow.Change{WorkspaceID: f.ws.ID, RunID: a.ID,
 			From: workflow.StatusPending, To: workflow.StatusCancelled,
-			CancelJobs: true, ExceptJobID: own.ID, Jobs: []*queue.Job{notify}})
+			CancelKinds: workflow.JobKinds(), ExceptJobID: own.ID, Jobs: []*queue.Job{notify}})
 
 		got := f.GetJob(running.ID)
 		assert.Equal(t, queue.StatusCancelled, got.Status, "the running run job is cancelled")
@@ -446,7 +446,7 @@ func testWorkflowChanges(t *testing.T, newStore func(t *testing.T) store.Store) 
 
 		done := f.WorkflowNotification(r)
 		f.ChangeWorkflowRun(&workflow.Change{WorkspaceID: f.ws.ID, RunID: r.ID,
-			From: workflow.StatusRunning, To: workflow.StatusCompleted, CancelJobs: true,
+			From: workflow.StatusRunning, To: workflow.StatusCompleted, CancelKinds: workflow.JobKinds(),
 			Notify: []webhook.Outgoing{done}})
 		for _, o := range []webhook.Outgoing{paused, done} {
 			assert.Equal(t, queue.StatusQueued, f.GetJob(o.Job.ID).Status,
@@ -464,7 +464,7 @@ func testWorkflowChanges(t *testing.T, newStore func(t *testing.T) store.Store) 
 		good := &queue.Job{ID: "8f0c1a2b-4c5d-4e6f-8a9b-0c1d2e3f4a5b", Kind: workflow.JobKindDeadline}
 		_, err := f.s.ChangeWorkflowRun(f.ctx, &workflow.Change{WorkspaceID: f.ws.ID, RunID: r.ID,
 			From: workflow.StatusPending, To: workflow.StatusRunning, Steps: []*workflow.Step{done},
-			CancelJobs: true, Jobs: []*queue.Job{good, {}}}) // the second job has no kind
+			CancelKinds: workflow.JobKinds(), Jobs: []*queue.Job{good, {}}}) // the second job has no kind
 		requireCode(t, canvas.EINVALID, err)
 		assert.Equal(t, before, f.GetWorkflowRun(r.ID), "neither status nor steps are written")
 		_, err = f.s.GetJob(f.ctx, good.ID)
