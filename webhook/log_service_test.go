@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -24,7 +25,8 @@ func TestDeliveryService_Redeliver(t *testing.T) {
 	claimed, err := db.ClaimJobs(ctx, "w", []string{webhook.JobKind}, 1, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, claimed, 1)
-	require.NoError(t, db.FailJob(ctx, claimed[0].ID, "w", "attempt 1: receiver answered 410 Gone"))
+	require.NoError(t, db.FailJob(ctx, queue.FailJobParams{ID: claimed[0].ID,
+		Owner: "w", LastError: "attempt 1: receiver answered 410 Gone"}))
 	svc := webhook.NewDeliveryService(webhook.DeliveryOptions{Log: db, Applications: db, Sender: localSender()})
 	as := func(role canvas.Role) context.Context {
 		return canvas.NewContext(ctx, &canvas.Principal{WorkspaceID: ws.ID, UserID: "ada", Role: role})

@@ -255,18 +255,18 @@ func (db *DB) CompleteJob(ctx context.Context, id, owner string) error {
 	return db.leased(ctx, `status = 'succeeded', lease_owner = NULL, lease_until = NULL, updated_at = ?3`, id, owner, nil)
 }
 
-// RetryJob queues the job again, due at runAt, recording lastError.
-func (db *DB) RetryJob(ctx context.Context, id, owner string, runAt time.Time, lastError string) error {
+// RetryJob queues the job again, due at p.RunAt, recording p.LastError.
+func (db *DB) RetryJob(ctx context.Context, p queue.RetryJobParams) error {
 	return db.leased(ctx, `status = 'queued', run_at = ?4, last_error = ?5, lease_owner = NULL,
-		lease_until = NULL, updated_at = ?3`, id, owner, func(time.Time) []any {
-		return []any{formatTime(runAt), lastError}
+		lease_until = NULL, updated_at = ?3`, p.ID, p.Owner, func(time.Time) []any {
+		return []any{formatTime(p.RunAt), p.LastError}
 	})
 }
 
-// FailJob marks the job failed for good, recording lastError.
-func (db *DB) FailJob(ctx context.Context, id, owner, lastError string) error {
+// FailJob marks the job failed for good, recording p.LastError.
+func (db *DB) FailJob(ctx context.Context, p queue.FailJobParams) error {
 	return db.leased(ctx, `status = 'failed', last_error = ?4, lease_owner = NULL, lease_until = NULL,
-		updated_at = ?3`, id, owner, func(time.Time) []any { return []any{lastError} })
+		updated_at = ?3`, p.ID, p.Owner, func(time.Time) []any { return []any{p.LastError} })
 }
 
 // ReleaseJob queues the job again, due now, and takes back the claim's

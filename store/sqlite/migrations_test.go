@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -55,7 +56,7 @@ func TestMigration016_DeliveryID(t *testing.T) {
 	assert.Nil(t, deliveryOf("other"), "only delivery jobs serve a delivery")
 	assert.Nil(t, deliveryOf("unreadable"), "a payload that is not JSON names nothing")
 
-	require.NoError(t, db.FailJob(ctx, "delivery", "w1", "handler panicked"))
+	require.NoError(t, db.FailJob(ctx, queue.FailJobParams{ID: "delivery", Owner: "w1", LastError: "handler panicked"}))
 	d, err := db.GetDelivery(ctx, "ws", "d1")
 	require.NoError(t, err)
 	assert.Equal(t, webhook.StatusFailed, d.Status, "the row still ends with its job")

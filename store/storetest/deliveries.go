@@ -277,7 +277,8 @@ func testDeliveries(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "RequeueNeedsAJob", func(t *testing.T, f *fixture) {
 		o := f.Delivery("", webhook.EventTaskFailed)
 		f.ClaimOne(o.Job)
-		require.NoError(t, f.s.FailJob(f.ctx, o.Job.ID, "w1", "attempt 1: timeout"))
+		require.NoError(t, f.s.FailJob(f.ctx, queue.FailJobParams{ID: o.Job.ID,
+			Owner: "w1", LastError: "attempt 1: timeout"}))
 		other := f.Workspace("other")
 		for name, job := range map[string]*queue.Job{
 			"none":                 nil,
@@ -295,7 +296,8 @@ func testDeliveries(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "EndsWhenItsJobFails", func(t *testing.T, f *fixture) {
 		o := f.Delivery("", webhook.EventTaskFailed)
 		f.ClaimOne(o.Job)
-		require.NoError(t, f.s.FailJob(f.ctx, o.Job.ID, "w1", "handler panicked"))
+		require.NoError(t, f.s.FailJob(f.ctx, queue.FailJobParams{ID: o.Job.ID,
+			Owner: "w1", LastError: "handler panicked"}))
 		st, msg := f.DeliveryStatus(o.Delivery.ID)
 		assert.Equal(t, webhook.StatusFailed, st, "failed by the worker, not the deliverer")
 		assert.Equal(t, "handler panicked", msg)
@@ -314,7 +316,8 @@ func testDeliveries(t *testing.T, newStore func(t *testing.T) store.Store) {
 		require.NoError(t, f.s.RecordAttempt(f.ctx, webhook.AttemptOutcome{WorkspaceID: f.ws.ID,
 			DeliveryID: o.Delivery.ID, Attempt: &webhook.LoggedAttempt{At: time.Now(), StatusCode: ptr(410)},
 			Status: webhook.StatusFailed, LastError: "receiver answered 410 Gone"}))
-		require.NoError(t, f.s.FailJob(f.ctx, o.Job.ID, "w1", "attempt 1: receiver answered 410 Gone"))
+		require.NoError(t, f.s.FailJob(f.ctx, queue.FailJobParams{ID: o.Job.ID,
+			Owner: "w1", LastError: "attempt 1: receiver answered 410 Gone"}))
 		st, msg := f.DeliveryStatus(o.Delivery.ID)
 		assert.Equal(t, webhook.StatusFailed, st)
 		assert.Equal(t, "receiver answered 410 Gone", msg, "what the deliverer recorded stands")
@@ -352,7 +355,8 @@ func testDeliveries(t *testing.T, newStore func(t *testing.T) store.Store) {
 		require.NoError(t, f.s.EnqueueJob(f.ctx, alike))
 		claimed := f.Claim("w1", 2, longLease, webhook.JobKind)
 		require.Len(t, claimed, 2)
-		require.NoError(t, f.s.FailJob(f.ctx, alike.ID, "w1", "not the delivery's"))
+		require.NoError(t, f.s.FailJob(f.ctx, queue.FailJobParams{ID: alike.ID,
+			Owner: "w1", LastError: "not the delivery's"}))
 		st, _ := f.DeliveryStatus(o.Delivery.ID)
 		assert.Equal(t, webhook.StatusPending, st)
 		require.NoError(t, f.s.CompleteJob(f.ctx, o.Job.ID, "w1"))
@@ -366,10 +370,12 @@ func testDeliveries(t *testing.T, newStore func(t *testing.T) store.Store) {
 		jobs, err := f.s.ClaimJobs(f.ctx, "w1", []string{webhook.JobKind}, 10, longLease)
 		require.NoError(t, err)
 		require.Len(t, jobs, 2)
-		require.NoError(t, f.s.FailJob(f.ctx, first.Job.ID, "w1", "attempt 1: timeout"))
+		require.NoError(t, f.s.FailJob(f.ctx, queue.FailJobParams{ID: first.Job.ID,
+			Owner: "w1", LastError: "attempt 1: timeout"}))
 		st, _ := f.DeliveryStatus(id)
 		assert.Equal(t, webhook.StatusPending, st, "the redelivery's job still serves it")
-		require.NoError(t, f.s.FailJob(f.ctx, again.ID, "w1", "attempt 1: timeout"))
+		require.NoError(t, f.s.FailJob(f.ctx, queue.FailJobParams{ID: again.ID,
+			Owner: "w1", LastError: "attempt 1: timeout"}))
 		st, msg := f.DeliveryStatus(id)
 		assert.Equal(t, webhook.StatusFailed, st)
 		assert.Equal(t, "attempt 1: timeout", msg)

@@ -103,7 +103,7 @@ func testPurge(t *testing.T, newStore func(t *testing.T) store.Store) {
 		done, failed, cancelled := f.Job("k", "done", time.Time{}), f.Job("k", "failed", time.Time{}), f.Job("k", "cancelled", time.Time{})
 		require.Len(t, f.Claim("w", 10, longLease, "k"), 3)
 		require.NoError(t, f.s.CompleteJob(f.ctx, done.ID, "w"))
-		require.NoError(t, f.s.FailJob(f.ctx, failed.ID, "w", "boom"))
+		require.NoError(t, f.s.FailJob(f.ctx, queue.FailJobParams{ID: failed.ID, Owner: "w", LastError: "boom"}))
 		_, err := f.s.CancelJobs(f.ctx, "cancelled")
 		require.NoError(t, err)
 		queued := f.Job("k", "queued", time.Now().Add(time.Hour))
