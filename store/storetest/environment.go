@@ -126,7 +126,8 @@ func testEnvironments(t *testing.T, newStore func(t *testing.T) store.Store) {
 		requireCode(t, canvas.ENOTFOUND, err)
 		_, _, err = f.s.ListPublications(f.ctx, f.ws.ID, e.ID, 20, 0)
 		requireCode(t, canvas.ENOTFOUND, err)
-		require.NoError(t, f.s.DeleteVersion(f.ctx, f.ws.ID, v.ID, "bob"), "the version is no longer published")
+		require.NoError(t, f.s.DeleteVersion(f.ctx, canvas.DeleteVersionParams{WorkspaceID: f.ws.ID, ID: v.ID,
+			By: "bob"}), "the version is no longer published")
 
 		again := f.Env(c, "staging")
 		page, total, err := f.s.ListPublications(f.ctx, f.ws.ID, again.ID, 20, 0)

@@ -96,7 +96,8 @@ func testPublications(t *testing.T, newStore func(t *testing.T) store.Store) {
 		c, d := f.Canvas("c", nil, "alice"), f.Canvas("d", nil, "alice")
 		v, elsewhere := f.Version(c, "one"), f.Version(d, "other")
 		deleted := f.Version(c, "gone")
-		require.NoError(t, f.s.DeleteVersion(f.ctx, f.ws.ID, deleted.ID, "bob"))
+		require.NoError(t, f.s.DeleteVersion(f.ctx, canvas.DeleteVersionParams{WorkspaceID: f.ws.ID, ID: deleted.ID,
+			By: "bob"}))
 		other := f.Workspace("other")
 		for name, p := range map[string]env.PublishParams{
 			"custom environment missing": {WorkspaceID: f.ws.ID, CanvasID: c.ID, EnvName: "staging", VersionID: v.ID},

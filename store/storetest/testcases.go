@@ -77,7 +77,8 @@ func testTestCases(t *testing.T, newStore func(t *testing.T) store.Store) {
 	})
 	run(t, newStore, "CreateInDeletedCanvasNotFound", func(t *testing.T, f *fixture) {
 		c := f.Canvas("c", nil, "alice")
-		require.NoError(t, f.s.DeleteCanvas(f.ctx, f.ws.ID, c.ID, "alice"))
+		require.NoError(t, f.s.DeleteCanvas(f.ctx, canvas.DeleteCanvasParams{WorkspaceID: f.ws.ID, ID: c.ID,
+			By: "alice"}))
 		err := f.s.CreateTestCase(f.ctx, &testcase.TestCase{WorkspaceID: f.ws.ID, PromptID: c.ID})
 		requireCode(t, canvas.ENOTFOUND, err)
 	})
@@ -137,7 +138,8 @@ func testTestCases(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "DeletedCanvasHidesTestCases", func(t *testing.T, f *fixture) {
 		c := f.Canvas("c", nil, "alice")
 		tc := f.TestCaseOf(c, "a")
-		require.NoError(t, f.s.DeleteCanvas(f.ctx, f.ws.ID, c.ID, "alice"))
+		require.NoError(t, f.s.DeleteCanvas(f.ctx, canvas.DeleteCanvasParams{WorkspaceID: f.ws.ID, ID: c.ID,
+			By: "alice"}))
 		_, err := f.s.GetTestCase(f.ctx, f.ws.ID, tc.ID)
 		requireCode(t, canvas.ENOTFOUND, err)
 	})
