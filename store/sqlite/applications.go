@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/webhook"
@@ -211,9 +210,10 @@ func (db *DB) DeleteApplication(ctx context.Context, workspaceID, id string) err
 	return tx.Commit()
 }
 
-// RotateSecret adds secret as the newest signing secret; the live ones
-// expire at now+overlap unless they expire sooner.
-func (db *DB) RotateSecret(ctx context.Context, workspaceID, id, secret string, overlap time.Duration) error {
+// RotateSecret adds p.Secret as the newest signing secret; the live ones
+// expire at now+p.Overlap unless they expire sooner.
+func (db *DB) RotateSecret(ctx context.Context, p webhook.RotateSecretParams) error {
+	workspaceID, id, secret, overlap := p.WorkspaceID, p.ApplicationID, p.Secret, p.Overlap
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return err

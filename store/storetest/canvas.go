@@ -154,7 +154,8 @@ func testCanvases(t *testing.T, newStore func(t *testing.T) store.Store) {
 		requireCode(t, canvas.ENOTFOUND, err)
 		_, err = f.s.GetEnvironment(f.ctx, f.ws.ID, e.ID)
 		requireCode(t, canvas.ENOTFOUND, err)
-		_, err = f.s.FindEnvironment(f.ctx, f.ws.ID, c.ID, env.Production)
+		_, err = f.s.FindEnvironment(f.ctx, env.FindEnvironmentParams{WorkspaceID: f.ws.ID, CanvasID: c.ID,
+			Name: env.Production})
 		requireCode(t, canvas.ENOTFOUND, err)
 		_, _, err = f.s.ListPublications(f.ctx, f.ws.ID, e.ID, 20, 0)
 		requireCode(t, canvas.ENOTFOUND, err)

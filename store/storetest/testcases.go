@@ -94,13 +94,15 @@ func testTestCases(t *testing.T, newStore func(t *testing.T) store.Store) {
 		want := "out"
 		wantPtr := &want
 		title := "renamed"
-		got, err := f.s.UpdateTestCase(f.ctx, f.ws.ID, tc.ID, testcase.Update{Title: &title, ExpectedOutput: &wantPtr}, "bob")
+		got, err := f.s.UpdateTestCase(f.ctx, testcase.UpdateTestCaseParams{WorkspaceID: f.ws.ID, ID: tc.ID,
+			Update: testcase.Update{Title: &title, ExpectedOutput: &wantPtr}, By: "bob"})
 		require.NoError(t, err)
 		assert.Equal(t, "renamed", got.Title)
 		assert.Equal(t, "out", *got.ExpectedOutput)
 		assert.Equal(t, "bob", got.UpdatedBy)
 		var none *string
-		got, err = f.s.UpdateTestCase(f.ctx, f.ws.ID, tc.ID, testcase.Update{ExpectedOutput: &none}, "bob")
+		got, err = f.s.UpdateTestCase(f.ctx, testcase.UpdateTestCaseParams{WorkspaceID: f.ws.ID, ID: tc.ID,
+			Update: testcase.Update{ExpectedOutput: &none}, By: "bob"})
 		require.NoError(t, err)
 		assert.Nil(t, got.ExpectedOutput)
 		assert.Equal(t, "renamed", got.Title)

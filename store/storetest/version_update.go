@@ -132,7 +132,8 @@ func testVersionUpdates(t *testing.T, newStore func(t *testing.T) store.Store) {
 			Update: canvas.VersionUpdate{Promoted: ptr(true)}, By: "bob"})
 		require.NoError(t, err)
 		assert.True(t, got.Promoted)
-		prod, err := f.s.FindEnvironment(f.ctx, f.ws.ID, c.ID, env.Production)
+		prod, err := f.s.FindEnvironment(f.ctx, env.FindEnvironmentParams{WorkspaceID: f.ws.ID, CanvasID: c.ID,
+			Name: env.Production})
 		require.NoError(t, err)
 		assert.True(t, prod.IsSystem)
 		assert.Equal(t, &v1.ID, prod.ActiveVersionID, "promoting publishes to production")
@@ -177,7 +178,8 @@ func testVersionUpdates(t *testing.T, newStore func(t *testing.T) store.Store) {
 				Update: canvas.VersionUpdate{Promoted: ptr(true)}, By: "bob"})
 			require.NoError(t, err)
 		}
-		prod, err := f.s.FindEnvironment(f.ctx, f.ws.ID, c.ID, env.Production)
+		prod, err := f.s.FindEnvironment(f.ctx, env.FindEnvironmentParams{WorkspaceID: f.ws.ID, CanvasID: c.ID,
+			Name: env.Production})
 		require.NoError(t, err)
 		assert.Len(t, f.History(prod), 1)
 	})
