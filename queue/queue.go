@@ -47,9 +47,10 @@ const DefaultMaxAttempts = 10
 // no longer running, is CONFLICT (the lease was lost).
 type Store interface {
 	// EnqueueJob inserts a job by itself; it sets ID when empty, Status
-	// queued, RunAt now when zero, and MaxAttempts when zero. Stores that
-	// write a record and its job together take the job in that record's
-	// own method instead.
+	// queued, RunAt now when zero, and MaxAttempts when zero. It writes
+	// nothing but the job, whatever its kind: stores that write a record
+	// and its job together take the job in that record's own method
+	// instead.
 	EnqueueJob(ctx context.Context, j *Job) error
 	// ClaimJobs leases up to n due jobs of the given kinds to owner until
 	// now+lease: queued jobs whose RunAt has come, and running jobs whose
