@@ -119,7 +119,7 @@ func (p *Principal) CheckCanvas(c *Canvas) error {
 // as CheckCanvas does that the principal may reach it. Every service that
 // acts on a canvas loads it through here.
 func ReachableCanvas(ctx context.Context, store Store, p *Principal, id string) (*Canvas, error) {
-	c, err := store.GetCanvas(ctx, p.WorkspaceID, id, p.UserID)
+	c, err := store.GetCanvas(ctx, GetCanvasParams{WorkspaceID: p.WorkspaceID, ID: id, UserID: p.UserID})
 	if err != nil {
 		return nil, err
 	}

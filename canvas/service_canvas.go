@@ -202,7 +202,8 @@ func (s *Service) UpdateCanvas(ctx context.Context, id string, upd CanvasUpdate)
 				Message: "only the user who created the canvas can make it a personal draft"})
 		}
 	}
-	return s.store.UpdateCanvas(ctx, p.WorkspaceID, id, upd, p.Actor(), p.UserID)
+	return s.store.UpdateCanvas(ctx, UpdateCanvasParams{WorkspaceID: p.WorkspaceID, ID: id, Update: upd,
+		By: p.Actor(), UserID: p.UserID})
 }
 
 // onlyFavorited reports whether an update sets Favorited and nothing else.
@@ -221,5 +222,5 @@ func (s *Service) DeleteCanvas(ctx context.Context, id string) error {
 	if _, err := s.canvas(ctx, p, id); err != nil {
 		return err
 	}
-	return s.store.DeleteCanvas(ctx, p.WorkspaceID, id, p.Actor())
+	return s.store.DeleteCanvas(ctx, DeleteCanvasParams{WorkspaceID: p.WorkspaceID, ID: id, By: p.Actor()})
 }

@@ -94,7 +94,8 @@ func (s *Service) UpdateMessage(ctx context.Context, id string, upd MessageUpdat
 	if _, err := s.message(ctx, p, id); err != nil {
 		return nil, err
 	}
-	return s.store.UpdateMessage(ctx, p.WorkspaceID, id, upd, p.Actor())
+	return s.store.UpdateMessage(ctx, UpdateMessageParams{WorkspaceID: p.WorkspaceID, ID: id, Update: upd,
+		By: p.Actor()})
 }
 
 // DeleteMessage soft-deletes a message. It requires the editor role.

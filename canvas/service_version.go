@@ -259,7 +259,8 @@ func (s *Service) UpdateVersion(ctx context.Context, id string, upd VersionUpdat
 		}
 		upd.Promoted = nil
 	}
-	return s.store.UpdateVersion(ctx, p.WorkspaceID, id, upd, p.Actor())
+	return s.store.UpdateVersion(ctx, UpdateVersionParams{WorkspaceID: p.WorkspaceID, ID: id, Update: upd,
+		By: p.Actor()})
 }
 
 // DeleteVersion soft-deletes a version. It requires the editor role; a
@@ -272,7 +273,7 @@ func (s *Service) DeleteVersion(ctx context.Context, id string) error {
 	if _, err := s.version(ctx, p, id); err != nil {
 		return err
 	}
-	return s.store.DeleteVersion(ctx, p.WorkspaceID, id, p.Actor())
+	return s.store.DeleteVersion(ctx, DeleteVersionParams{WorkspaceID: p.WorkspaceID, ID: id, By: p.Actor()})
 }
 
 // checkPatchedConfiguration applies patch to cur as the store will and

@@ -37,13 +37,16 @@ type Store interface {
 	RevokeAPIKey(ctx context.Context, id string) error
 
 	CreateCanvas(ctx context.Context, c *Canvas) error
-	// GetCanvas returns a live canvas; Favorited is filled when userID is set.
-	GetCanvas(ctx context.Context, workspaceID, id, userID string) (*Canvas, error)
+	// GetCanvas returns a live canvas; Favorited is filled when p.UserID is
+	// set.
+	GetCanvas(ctx context.Context, p GetCanvasParams) (*Canvas, error)
 	ListCanvases(ctx context.Context, f CanvasFilter) ([]*Canvas, error)
-	UpdateCanvas(ctx context.Context, workspaceID, id string, upd CanvasUpdate, by, userID string) (*Canvas, error)
+	// UpdateCanvas applies p.Update to a live canvas, records p.By as its
+	// updater, and returns it.
+	UpdateCanvas(ctx context.Context, p UpdateCanvasParams) (*Canvas, error)
 	// DeleteCanvas soft-deletes the canvas: it sets deletedAt and deletedBy,
 	// and the canvas, its versions and their messages vanish from reads.
-	DeleteCanvas(ctx context.Context, workspaceID, id, by string) error
+	DeleteCanvas(ctx context.Context, p DeleteCanvasParams) error
 
 	// CreateVersion inserts v and v.Messages in one transaction and assigns
 	// v.VersionIndex (the next position in the canvas history); an empty
@@ -57,22 +60,77 @@ type Store interface {
 	// ListVersions returns the live versions of a canvas in history order,
 	// filled as GetVersion fills them.
 	ListVersions(ctx context.Context, workspaceID, canvasID string) ([]*Version, error)
-	// UpdateVersion applies upd in one transaction. Content and
+	// UpdateVersion applies p.Update in one transaction. Content and
 	// MarkdownContent write the prompt message (the system message at index
 	// 0, created when missing); Promoted publishes the version to the
 	// canvas' production environment, or withdraws it from there.
-	UpdateVersion(ctx context.Context, workspaceID, id string, upd VersionUpdate, by string) (*Version, error)
+	UpdateVersion(ctx context.Context, p UpdateVersionParams) (*Version, error)
 	// DeleteVersion soft-deletes a version; a version that is the active
 	// publication of any environment is CONFLICT.
-	DeleteVersion(ctx context.Context, workspaceID, id, by string) error
+	DeleteVersion(ctx context.Context, p DeleteVersionParams) error
 
 	// CreateMessage inserts m into a live version.
 	CreateMessage(ctx context.Context, workspaceID string, m *Message) error
 	GetMessage(ctx context.Context, workspaceID, id string) (*Message, error)
 	// ListMessages returns the live messages of a version ordered by index.
 	ListMessages(ctx context.Context, workspaceID, versionID string) ([]*Message, error)
-	UpdateMessage(ctx context.Context, workspaceID, id string, upd MessageUpdate, by string) (*Message, error)
+	// UpdateMessage applies p.Update to a live message, records p.By as
+	// its updater, and returns it.
+	UpdateMessage(ctx context.Context, p UpdateMessageParams) (*Message, error)
 	DeleteMessage(ctx context.Context, workspaceID, id string) error
+}
+
+// GetCanvasParams name a canvas of a workspace to read, for the user UserID
+// (whose favorite it may be) or for no user when UserID is empty.
+type GetCanvasParams struct {
+	WorkspaceID string
+	ID          string
+	UserID      string
+}
+
+// UpdateCanvasParams name a canvas of a workspace, the change to apply, the
+// actor By who applies it, and the user UserID whose favorite
+// Update.Favorited sets or clears.
+type UpdateCanvasParams struct {
+	WorkspaceID string
+	ID          string
+	Update      CanvasUpdate
+	By          string
+	UserID      string
+}
+
+// DeleteCanvasParams name a canvas of a workspace to soft-delete and the
+// actor By who deletes it.
+type DeleteCanvasParams struct {
+	WorkspaceID string
+	ID          string
+	By          string
+}
+
+// UpdateVersionParams name a version of a workspace, the change to apply
+// and the actor By who applies it.
+type UpdateVersionParams struct {
+	WorkspaceID string
+	ID          string
+	Update      VersionUpdate
+	By          string
+}
+
+// DeleteVersionParams name a version of a workspace to soft-delete and the
+// actor By who deletes it.
+type DeleteVersionParams struct {
+	WorkspaceID string
+	ID          string
+	By          string
+}
+
+// UpdateMessageParams name a message of a workspace, the change to apply
+// and the actor By who applies it.
+type UpdateMessageParams struct {
+	WorkspaceID string
+	ID          string
+	Update      MessageUpdate
+	By          string
 }
 
 // Clock returns the current time; stores and services take one so that tests

@@ -43,5 +43,5 @@
 // answered at once and recorded when they end; async runs (and every task)
 // are recorded queued together with their queue job in one transaction, and
 // HandleJob, registered on a queue.Worker for JobKinds, executes them and
-// writes the final state together with the webhook delivery job.
+// writes the final state together with the webhook deliveries.
 package completion

@@ -22,7 +22,7 @@ func JobKinds() []string { return []string{JobKindCompletion, JobKindTask} }
 // returned for the queue to retry with backoff until the job's last attempt,
 // which records the run failed; an output that does not match the
 // structured output schema fails the run at once. The final state and, when
-// the run has a webhook URL, the delivery job of its notification are
+// the run has a webhook URL, the deliveries of its notification are
 // written in one transaction.
 func (s *Service) HandleJob(ctx context.Context, j *queue.Job) error {
 	run, err := s.store.StartRun(ctx, j.WorkspaceID, j.RefID)
@@ -46,25 +46,25 @@ func (s *Service) HandleJob(ctx context.Context, j *queue.Job) error {
 	if nerr != nil {
 		return queue.Permanent(nerr)
 	}
-	if err := s.store.FinishRun(ctx, run, notify); canvas.ErrorCode(err) == canvas.ECONFLICT {
+	if err := s.store.FinishRun(ctx, FinishRunParams{Run: run, Notify: notify}); canvas.ErrorCode(err) == canvas.ECONFLICT {
 		return nil
 	} else if err != nil {
 		return err
 	}
-	if notify != nil {
+	if len(notify) > 0 {
 		s.notify()
 	}
 	return nil
 }
 
-// notification returns the job of run's webhook notifications, or nil
-// when it has none: a delivery to its webhook URL and, for a completion
-// with an application (whose subscription takes the event), one to the
-// subscription, bundled into one job when there are both (webhook.Bundle).
+// notification returns the deliveries of run's webhook notification, none
+// when no one is told: one to its webhook URL and, for a completion with
+// an application (whose subscription takes the event), one to the
+// subscription.
 // Its data is {id, canvasId, versionId, environmentName?, status, result?,
 // error?}; tasks carry only id, status, result and error. withoutURL
 // leaves the webhook URL out (a sync run has none to notify).
-func (s *Service) notification(ctx context.Context, run *Run, withoutURL bool) (*queue.Job, error) {
+func (s *Service) notification(ctx context.Context, run *Run, withoutURL bool) ([]webhook.Outgoing, error) {
 	to := webhook.Target{Headers: run.ForwardHeaders}
 	if !withoutURL {
 		to.URL = run.WebhookURL
@@ -91,7 +91,7 @@ func (s *Service) notification(ctx context.Context, run *Run, withoutURL bool) (
 	}
 	ev := webhook.Event{Type: typ, Timestamp: s.now().UTC(), Data: data}
 	to.DeliveryID = s.newID()
-	return s.notifier.RunJob(ctx, run.WorkspaceID, run.ID, to, ev)
+	return s.notifier.RunDeliveries(ctx, run.WorkspaceID, run.ID, to, ev)
 }
 
 // notificationData is the data of a completion or task notification.

@@ -50,7 +50,7 @@ const completionMaxAttempts = 3
 //
 // A run with an ApplicationID also notifies the application's subscription
 // (completion.succeeded or completion.failed) when it finishes: the
-// delivery job is written with the final run record, sync or async.
+// delivery is written with the final run record, sync or async.
 func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 	p, err := canvas.Authorize(ctx, canvas.RoleEditor)
 	if err != nil {
@@ -73,7 +73,7 @@ func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 		}
 		job := &queue.Job{WorkspaceID: run.WorkspaceID, Kind: JobKindCompletion, RefID: run.ID,
 			MaxAttempts: completionMaxAttempts}
-		if err := s.store.CreateRun(ctx, run, job); err != nil {
+		if err := s.store.CreateRun(ctx, CreateRunParams{Run: run, Job: job}); err != nil {
 			return nil, err
 		}
 		s.notify()
@@ -93,10 +93,10 @@ func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 	if nerr != nil {
 		return nil, nerr
 	}
-	if werr := s.store.CreateRun(context.WithoutCancel(ctx), run, notify); werr != nil {
+	if werr := s.store.CreateRun(context.WithoutCancel(ctx), CreateRunParams{Run: run, Notify: notify}); werr != nil {
 		return nil, werr
 	}
-	if notify != nil {
+	if len(notify) > 0 {
 		s.notify()
 	}
 	if err != nil {

@@ -46,7 +46,7 @@ func (s *Service) RunTask(ctx context.Context, params TaskParams) (*Run, error) 
 		ForwardHeaders: params.ForwardHeaders, CreatedBy: p.Actor(), CreatedAt: now, UpdatedAt: now,
 	}
 	job := &queue.Job{WorkspaceID: run.WorkspaceID, Kind: JobKindTask, RefID: run.ID, MaxAttempts: taskMaxAttempts}
-	if err := s.store.CreateRun(ctx, run, job); err != nil {
+	if err := s.store.CreateRun(ctx, CreateRunParams{Run: run, Job: job}); err != nil {
 		return nil, err
 	}
 	s.notify()

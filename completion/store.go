@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
 // Store is the persistence the completion package consumes: run records,
@@ -12,19 +13,38 @@ import (
 // (and assign one when empty), and scope every read to a workspace: a run of
 // another workspace is NOT_FOUND.
 type Store interface {
-	// CreateRun inserts r and, when job is not nil, the job that executes it,
-	// in one transaction, so that an accepted run always has its job. It
-	// sets CreatedAt and UpdatedAt, and CompletedAt when r is already
-	// terminal (a sync run recorded once answered).
-	CreateRun(ctx context.Context, r *Run, job *queue.Job) error
+	// CreateRun inserts p.Run with p.Job, when it is not nil, and p.Notify
+	// in one transaction, so that an accepted run always has its job and a
+	// recorded run its notification. It sets CreatedAt and UpdatedAt, and
+	// CompletedAt when the run is already terminal (a sync run recorded
+	// once answered).
+	CreateRun(ctx context.Context, p CreateRunParams) error
 	// GetRun returns a run of the workspace.
 	GetRun(ctx context.Context, workspaceID, id string) (*Run, error)
 	// StartRun moves a queued or running run to running and returns it; a
 	// terminal run is CONFLICT (a re-run job leaves it alone).
 	StartRun(ctx context.Context, workspaceID, id string) (*Run, error)
-	// FinishRun writes r's final state (status, result, error, usage,
-	// latency, model) and, when notify is not nil, the delivery job of its
-	// notification, in one transaction. A run that is already terminal is
-	// CONFLICT and nothing is written, so a re-run job never notifies twice.
-	FinishRun(ctx context.Context, r *Run, notify *queue.Job) error
+	// FinishRun writes p.Run's final state (status, result, error, usage,
+	// latency, model) and the deliveries of its notification, p.Notify, in
+	// one transaction. A run that is already terminal is CONFLICT and
+	// nothing is written, so a re-run job never notifies twice.
+	FinishRun(ctx context.Context, p FinishRunParams) error
+}
+
+// CreateRunParams is a run to insert with what commits with it.
+type CreateRunParams struct {
+	Run *Run
+	// Job, when not nil, executes the run (an async run); a job without
+	// a RefID serves the run.
+	Job *queue.Job
+	// Notify are the deliveries of the notification of a run recorded
+	// terminal (a sync run), each written with its log row.
+	Notify []webhook.Outgoing
+}
+
+// FinishRunParams is a run's final state with the deliveries of its
+// notification, each written with its log row; none when no one is told.
+type FinishRunParams struct {
+	Run    *Run
+	Notify []webhook.Outgoing
 }

@@ -223,15 +223,18 @@ func (e *Engine) Bootstrap(ctx context.Context, token string) (created bool, adm
 // Run does the engine's background work until ctx ends: it runs the queue
 // worker, each kind of job in its lane. Once
 // ctx ends it lets the running jobs finish (or gives them back to the
-// queue) and returns. Run may be called once.
+// queue) and returns. Run may be called once; after Close it returns nil
+// at once.
 func (e *Engine) Run(ctx context.Context) error {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	e.mu.Lock()
 	switch {
 	case e.closed:
+		// A Run started as the engine closes (go e.Run; defer e.Close)
+		// has nothing left to do.
 		e.mu.Unlock()
-		return errors.New("engine: Run after Close")
+		return nil
 	case e.running != nil:
 		e.mu.Unlock()
 		return errors.New("engine: Run called twice")

@@ -77,10 +77,10 @@ type Store interface {
 	// duplicate name on the same canvas is CONFLICT.
 	CreateEnvironment(ctx context.Context, e *Environment) error
 	GetEnvironment(ctx context.Context, workspaceID, id string) (*Environment, error)
-	// FindEnvironment returns the environment of a live canvas by name. For
+	// FindEnvironment returns the environment p.Name of a live canvas. For
 	// production it is created on demand; any other missing name is
 	// NOT_FOUND.
-	FindEnvironment(ctx context.Context, workspaceID, canvasID, name string) (*Environment, error)
+	FindEnvironment(ctx context.Context, p FindEnvironmentParams) (*Environment, error)
 	// ListEnvironments returns a canvas' environments, production first,
 	// then by name.
 	ListEnvironments(ctx context.Context, workspaceID, canvasID string) ([]*Environment, error)
@@ -98,4 +98,12 @@ type Store interface {
 	// first, and the total count. It reads by Seq range, so its cost does
 	// not grow with offset.
 	ListPublications(ctx context.Context, workspaceID, envID string, limit, offset int) ([]*Publication, int, error)
+}
+
+// FindEnvironmentParams name the environment Name of the canvas CanvasID of
+// a workspace.
+type FindEnvironmentParams struct {
+	WorkspaceID string
+	CanvasID    string
+	Name        string
 }

@@ -223,7 +223,8 @@ func (s *Service) ListEnvironments(ctx context.Context, canvasID string) ([]*Env
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.store.FindEnvironment(ctx, c.WorkspaceID, c.ID, Production); err != nil {
+	if _, err := s.store.FindEnvironment(ctx, FindEnvironmentParams{WorkspaceID: c.WorkspaceID, CanvasID: c.ID,
+		Name: Production}); err != nil {
 		return nil, err
 	}
 	return s.store.ListEnvironments(ctx, c.WorkspaceID, c.ID)
@@ -315,7 +316,8 @@ func (s *Service) History(ctx context.Context, params HistoryParams) (*Page, err
 	if err != nil {
 		return nil, err
 	}
-	e, err := s.store.FindEnvironment(ctx, c.WorkspaceID, c.ID, name)
+	e, err := s.store.FindEnvironment(ctx, FindEnvironmentParams{WorkspaceID: c.WorkspaceID, CanvasID: c.ID,
+		Name: name})
 	if err != nil {
 		return nil, err
 	}
@@ -393,7 +395,8 @@ func (s *Service) readServed(ctx context.Context, p *canvas.Principal, canvasID,
 	if err != nil {
 		return served{}, err
 	}
-	e, err := s.store.FindEnvironment(ctx, c.WorkspaceID, c.ID, name)
+	e, err := s.store.FindEnvironment(ctx, FindEnvironmentParams{WorkspaceID: c.WorkspaceID, CanvasID: c.ID,
+		Name: name})
 	if err != nil {
 		return served{}, err
 	}

@@ -47,9 +47,10 @@ const DefaultMaxAttempts = 10
 // no longer running, is CONFLICT (the lease was lost).
 type Store interface {
 	// EnqueueJob inserts a job by itself; it sets ID when empty, Status
-	// queued, RunAt now when zero, and MaxAttempts when zero. Stores that
-	// write a record and its job together take the job in that record's
-	// own method instead.
+	// queued, RunAt now when zero, and MaxAttempts when zero. It writes
+	// nothing but the job, whatever its kind: stores that write a record
+	// and its job together take the job in that record's own method
+	// instead.
 	EnqueueJob(ctx context.Context, j *Job) error
 	// ClaimJobs leases up to n due jobs of the given kinds to owner until
 	// now+lease: queued jobs whose RunAt has come, and running jobs whose
@@ -59,11 +60,11 @@ type Store interface {
 	HeartbeatJob(ctx context.Context, id, owner string, lease time.Duration) error
 	// CompleteJob marks the job succeeded.
 	CompleteJob(ctx context.Context, id, owner string) error
-	// RetryJob puts the job back in the queue, due at runAt, recording
-	// lastError.
-	RetryJob(ctx context.Context, id, owner string, runAt time.Time, lastError string) error
-	// FailJob marks the job failed for good, recording lastError.
-	FailJob(ctx context.Context, id, owner, lastError string) error
+	// RetryJob puts the job p.ID back in the queue, due at p.RunAt,
+	// recording p.LastError.
+	RetryJob(ctx context.Context, p RetryJobParams) error
+	// FailJob marks the job p.ID failed for good, recording p.LastError.
+	FailJob(ctx context.Context, p FailJobParams) error
 	// ReleaseJob gives the job back, due now, without counting the claim as
 	// an attempt: for a worker that shuts down before finishing it.
 	ReleaseJob(ctx context.Context, id, owner string) error
@@ -73,6 +74,23 @@ type Store interface {
 	CancelJobs(ctx context.Context, refID string) (int, error)
 	// GetJob returns a job by id.
 	GetJob(ctx context.Context, id string) (*Job, error)
+}
+
+// RetryJobParams name a running job whose lease Owner holds, to queue
+// again, due at RunAt, after an attempt that failed with LastError.
+type RetryJobParams struct {
+	ID        string
+	Owner     string
+	RunAt     time.Time
+	LastError string
+}
+
+// FailJobParams name a running job whose lease Owner holds, to fail for
+// good with LastError.
+type FailJobParams struct {
+	ID        string
+	Owner     string
+	LastError string
 }
 
 // Handler does the work of one job. It returns nil when the job is done, a

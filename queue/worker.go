@@ -273,16 +273,17 @@ func (w *Worker) runJob(storeCtx, jobCtx context.Context, cancel context.CancelC
 	case errors.Is(cause, errShutdown):
 		serr = w.store.ReleaseJob(storeCtx, j.ID, w.opts.Owner)
 	case IsPermanent(err):
-		serr = w.store.FailJob(storeCtx, j.ID, w.opts.Owner, err.Error())
+		serr = w.store.FailJob(storeCtx, FailJobParams{ID: j.ID, Owner: w.opts.Owner, LastError: err.Error()})
 	case j.MaxAttempts > 0 && j.Attempts >= j.MaxAttempts:
-		serr = w.store.FailJob(storeCtx, j.ID, w.opts.Owner,
-			fmt.Sprintf("%s (gave up after %d attempts)", err.Error(), j.Attempts))
+		serr = w.store.FailJob(storeCtx, FailJobParams{ID: j.ID, Owner: w.opts.Owner,
+			LastError: fmt.Sprintf("%s (gave up after %d attempts)", err.Error(), j.Attempts)})
 	default:
 		delay, ok := RetryDelay(err)
 		if !ok {
 			delay = w.opts.Backoff(j.Attempts)
 		}
-		serr = w.store.RetryJob(storeCtx, j.ID, w.opts.Owner, w.opts.Clock().Add(delay), err.Error())
+		serr = w.store.RetryJob(storeCtx, RetryJobParams{ID: j.ID, Owner: w.opts.Owner,
+			RunAt: w.opts.Clock().Add(delay), LastError: err.Error()})
 	}
 	if err != nil {
 		log.InfoContext(storeCtx, "queue: job attempt failed", slog.Any("error", err))

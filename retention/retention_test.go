@@ -81,13 +81,11 @@ func (r *records) live() set {
 
 func (r *records) delivery() string {
 	r.t.Helper()
-	j, err := webhook.NewJob(r.ws, "ref", webhook.Delivery{URL: "https://example.com/hook",
+	o, err := webhook.NewOutgoing(r.ws, "ref", webhook.Delivery{URL: "https://example.com/hook",
 		Event: webhook.Event{Type: webhook.EventCompletionFailed, Timestamp: time.Now().UTC(), Data: json.RawMessage(`{}`)}})
 	require.NoError(r.t, err)
-	require.NoError(r.t, r.db.EnqueueJob(r.ctx, j))
-	var d webhook.Delivery
-	require.NoError(r.t, json.Unmarshal(j.Payload, &d))
-	return d.ID
+	require.NoError(r.t, r.db.CreateDeliveries(r.ctx, []webhook.Outgoing{o}))
+	return o.Delivery.ID
 }
 
 func (r *records) run(status string) string {
@@ -99,7 +97,7 @@ func (r *records) run(status string) string {
 	if run.Async {
 		job = &queue.Job{WorkspaceID: r.ws, Kind: completion.JobKindCompletion, RunAt: time.Now().Add(24 * time.Hour)}
 	}
-	require.NoError(r.t, r.db.CreateRun(r.ctx, run, job))
+	require.NoError(r.t, r.db.CreateRun(r.ctx, completion.CreateRunParams{Run: run, Job: job}))
 	return run.ID
 }
 

@@ -354,13 +354,12 @@ func TestConsole_Views(t *testing.T) {
 		require.Equal(t, http.StatusCreated, created.Status, "%s", created.Body)
 		appID, _ := created.Map(t)["id"].(string)
 		startDeliveries(t, e.Store)
-		j, err := webhook.NewJob(e.Workspace.ID, "ref", webhook.Delivery{URL: receiver.URL, ApplicationID: appID,
+		o, err := webhook.NewOutgoing(e.Workspace.ID, "ref", webhook.Delivery{URL: receiver.URL, ApplicationID: appID,
 			Event: webhook.Event{Type: webhook.EventCompletionSucceeded, Timestamp: time.Now().UTC(), Data: json.RawMessage(`{"id":"r1"}`)}})
 		require.NoError(t, err)
-		require.NoError(t, e.Store.EnqueueJob(context.Background(), j))
+		require.NoError(t, e.Store.CreateDeliveries(context.Background(), []webhook.Outgoing{o}))
 		require.Eventually(t, func() bool { return len(receiver.Requests()) == 1 }, 10*time.Second, 10*time.Millisecond)
-		var d webhook.Delivery
-		require.NoError(t, json.Unmarshal(j.Payload, &d))
+		d := o.Delivery
 		require.Eventually(t, func() bool {
 			r := e.Do(http.MethodGet, "/webhooks/deliveries/"+d.ID, e.Admin, nil)
 			return r.Status == http.StatusOK && r.Map(t)["status"] == webhook.StatusSucceeded

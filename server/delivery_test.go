@@ -113,17 +113,15 @@ func verifyHook(t *testing.T, secret string, r logHookRequest) {
 	assert.NoError(t, wh.Verify(r.Body, r.Header))
 }
 
-// enqueueHook writes a delivery job to url for the application (or none)
-// and returns its webhook-id.
+// enqueueHook writes a delivery to url for the application (or none), its
+// job and its log row, and returns its webhook-id.
 func enqueueHook(t *testing.T, e *testEnv, appID, url, eventType string, headers ...webhook.Header) string {
 	t.Helper()
-	j, err := webhook.NewJob(e.Workspace.ID, "ref", webhook.Delivery{URL: url, ApplicationID: appID, Headers: headers,
+	o, err := webhook.NewOutgoing(e.Workspace.ID, "ref", webhook.Delivery{URL: url, ApplicationID: appID, Headers: headers,
 		Event: webhook.Event{Type: eventType, Timestamp: time.Now().UTC(), Data: json.RawMessage(`{"id":"r1"}`)}})
 	require.NoError(t, err)
-	require.NoError(t, e.Store.EnqueueJob(context.Background(), j))
-	var d webhook.Delivery
-	require.NoError(t, json.Unmarshal(j.Payload, &d))
-	return d.ID
+	require.NoError(t, e.Store.CreateDeliveries(context.Background(), []webhook.Outgoing{o}))
+	return o.Delivery.ID
 }
 
 // deliveryPage is the envelope of GET /webhooks/deliveries.

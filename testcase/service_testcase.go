@@ -165,7 +165,8 @@ func (s *Service) UpdateTestCase(ctx context.Context, id string, upd Update) (*T
 	if _, err := s.testCase(ctx, p, id); err != nil {
 		return nil, err
 	}
-	return s.store.UpdateTestCase(ctx, p.WorkspaceID, id, upd, p.Actor())
+	return s.store.UpdateTestCase(ctx, UpdateTestCaseParams{WorkspaceID: p.WorkspaceID, ID: id, Update: upd,
+		By: p.Actor()})
 }
 
 // DeleteTestCase soft-deletes a test case: it vanishes from lists and reads

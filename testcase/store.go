@@ -18,8 +18,9 @@ type Store interface {
 	// ListTestCases returns the live test cases the filter selects, oldest
 	// first (then by id).
 	ListTestCases(ctx context.Context, f Filter) ([]*TestCase, error)
-	// UpdateTestCase applies upd to a live test case and returns it.
-	UpdateTestCase(ctx context.Context, workspaceID, id string, upd Update, by string) (*TestCase, error)
+	// UpdateTestCase applies p.Update to a live test case, records p.By as
+	// its updater, and returns it.
+	UpdateTestCase(ctx context.Context, p UpdateTestCaseParams) (*TestCase, error)
 	// DeleteTestCase soft-deletes a live test case.
 	DeleteTestCase(ctx context.Context, workspaceID, id string) error
 
@@ -46,6 +47,15 @@ type Store interface {
 	// and counts the pairs removed and the pairs that were not assigned.
 	// Every id must name a live row (else NOT_FOUND). Ids are distinct.
 	RemoveTags(ctx context.Context, workspaceID string, testCaseIDs, tagIDs []string) (BulkRemoveResult, error)
+}
+
+// UpdateTestCaseParams name a test case of a workspace, the change to apply
+// and the actor By who applies it.
+type UpdateTestCaseParams struct {
+	WorkspaceID string
+	ID          string
+	Update      Update
+	By          string
 }
 
 // Filter selects test cases. WorkspaceID is required; the other fields

@@ -261,7 +261,8 @@ func (s *ApplicationService) RotateSecret(ctx context.Context, id string) (*Rota
 	}
 	secret := NewSecret()
 	expires := time.Now().UTC().Add(s.overlap)
-	if err := s.store.RotateSecret(ctx, p.WorkspaceID, id, secret, s.overlap); err != nil {
+	if err := s.store.RotateSecret(ctx, RotateSecretParams{WorkspaceID: p.WorkspaceID, ApplicationID: id,
+		Secret: secret, Overlap: s.overlap}); err != nil {
 		return nil, err
 	}
 	return &RotatedSecret{Secret: secret, PreviousExpiresAt: expires}, nil

@@ -25,10 +25,19 @@ type ApplicationStore interface {
 	UpdateApplication(ctx context.Context, workspaceID, id string, upd ApplicationUpdate) (*Application, error)
 	// DeleteApplication removes the application and its secrets.
 	DeleteApplication(ctx context.Context, workspaceID, id string) error
-	// RotateSecret adds secret as the application's newest signing secret;
-	// the secrets that were live stay live until now+overlap (those that
-	// already expire sooner keep their expiry).
-	RotateSecret(ctx context.Context, workspaceID, id, secret string, overlap time.Duration) error
+	// RotateSecret adds p.Secret as the application's newest signing
+	// secret; the secrets that were live stay live until now+p.Overlap
+	// (those that already expire sooner keep their expiry).
+	RotateSecret(ctx context.Context, p RotateSecretParams) error
+}
+
+// RotateSecretParams name an application of a workspace, its new signing
+// secret, and how long the secrets live until now stay live.
+type RotateSecretParams struct {
+	WorkspaceID   string
+	ApplicationID string
+	Secret        string
+	Overlap       time.Duration
 }
 
 // ApplicationUpdate is a partial update: nil fields keep their value.

@@ -47,9 +47,9 @@ func (n *Notifier) CanvasEventJob(workspaceID, canvasID, refID, typ string, data
 }
 
 // HandleCanvasEvent is the queue handler of JobKindCanvasEvent: it reads
-// the canvas' applications now and enqueues, in one transaction, a
-// delivery job for each subscription that takes the event. Handling the
-// same job again (a claim whose completion was lost) enqueues nothing: the
+// the canvas' applications now and writes, in one transaction, a delivery
+// for each subscription that takes the event. Handling the same job again
+// (a claim whose completion was lost) writes nothing: the
 // deliveries' ids (their webhook-id) and their jobs' ids are derived from
 // the outbox job's id and the application's.
 func (n *Notifier) HandleCanvasEvent(ctx context.Context, j *queue.Job) error {
@@ -65,26 +65,26 @@ func (n *Notifier) HandleCanvasEvent(ctx context.Context, j *queue.Job) error {
 		return err
 	}
 	ev := Event{Type: ce.Type, Timestamp: ce.Timestamp, Data: ce.Data}
-	var jobs []*queue.Job
+	var ds []Outgoing
 	for _, a := range apps {
 		if !Takes(a, ev.Type) {
 			continue
 		}
 		d := SubscriptionDelivery(a, ev)
 		d.ID = uuid.NewSHA1(uuid.NameSpaceOID, []byte(j.ID+"/"+a.ID)).String()
-		job, err := NewJob(j.WorkspaceID, j.RefID, d)
+		o, err := NewOutgoing(j.WorkspaceID, j.RefID, d)
 		if err != nil {
 			return queue.Permanent(err)
 		}
-		job.ID = uuid.NewSHA1(uuid.NameSpaceOID, []byte(j.ID+"/"+d.ID)).String()
-		jobs = append(jobs, job)
+		o.Job.ID = uuid.NewSHA1(uuid.NameSpaceOID, []byte(j.ID+"/"+d.ID)).String()
+		ds = append(ds, o)
 	}
-	if len(jobs) == 0 {
+	if len(ds) == 0 {
 		return nil
 	}
-	err = n.store.EnqueueJobs(ctx, jobs)
+	err = n.store.CreateDeliveries(ctx, ds)
 	if canvas.ErrorCode(err) == canvas.ECONFLICT {
-		return nil // enqueued by an earlier claim whose completion was lost
+		return nil // written by an earlier claim whose completion was lost
 	} else if err != nil {
 		return err
 	}

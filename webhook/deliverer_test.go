@@ -13,14 +13,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// deliveryJob is the queue job of a delivery to url, as NewJob builds it,
-// at its n-th claim.
+// deliveryJob is the queue job of a delivery to url, as NewOutgoing builds
+// it, at its n-th claim.
 func deliveryJob(t *testing.T, url string, n int) *queue.Job {
 	t.Helper()
-	j, err := webhook.NewJob("ws1", "run1", *testDelivery(url))
+	o, err := webhook.NewOutgoing("ws1", "run1", *testDelivery(url))
 	require.NoError(t, err)
-	j.ID, j.Attempts = "job1", n
-	return j
+	o.Job.ID, o.Job.Attempts = "job1", n
+	return o.Job
 }
 
 func TestDeliverer_Handle(t *testing.T) {
@@ -82,8 +82,9 @@ func TestDeliverer_Handle(t *testing.T) {
 		rc := newReceiver(t, http.StatusInternalServerError, http.StatusOK)
 		d := testDelivery(rc.URL)
 		d.ID = ""
-		j, err := webhook.NewJob("ws1", "run1", *d)
+		o, err := webhook.NewOutgoing("ws1", "run1", *d)
 		require.NoError(t, err)
+		j := o.Job
 		h := webhook.NewHandler(localSender())
 		j.Attempts = 1
 		require.Error(t, h(ctx, j))
@@ -91,7 +92,7 @@ func TestDeliverer_Handle(t *testing.T) {
 		require.NoError(t, h(ctx, j))
 		got := rc.requests()
 		require.Len(t, got, 2)
-		assert.NotEmpty(t, got[0].Header.Get("webhook-id"), "NewJob gives the delivery an id")
+		assert.NotEmpty(t, got[0].Header.Get("webhook-id"), "NewOutgoing gives the delivery an id")
 		assert.Equal(t, got[0].Header.Get("webhook-id"), got[1].Header.Get("webhook-id"))
 	})
 	t.Run("CancelledIsNotTheReceiversFault", func(t *testing.T) {
@@ -113,14 +114,32 @@ func TestJitter(t *testing.T) {
 	assert.Equal(t, time.Duration(5), webhook.Jitter(5), "too small to spread")
 }
 
-func TestNewJob(t *testing.T) {
-	j, err := webhook.NewJob("ws1", "run1", webhook.Delivery{ID: "d1", URL: "https://example.com"})
+func TestNewOutgoing(t *testing.T) {
+	ev := webhook.Event{Type: webhook.EventTaskSucceeded, Timestamp: time.Unix(1700000000, 0).UTC(),
+		Data: json.RawMessage(`{"id":"r1"}`)}
+	o, err := webhook.NewOutgoing("ws1", "run1", webhook.Delivery{ID: "d1", URL: "https://example.com",
+		ApplicationID: "app-1", Headers: []webhook.Header{{Name: "tenant", Value: "t1"}}, Event: ev})
 	require.NoError(t, err)
+	j := o.Job
 	assert.Equal(t, webhook.JobKind, j.Kind)
 	assert.Equal(t, "ws1", j.WorkspaceID)
 	assert.Equal(t, "run1", j.RefID)
-	assert.Equal(t, len(webhook.RetrySchedule())+1, j.MaxAttempts)
+	assert.Equal(t, len(webhook.RetrySchedule())+1, j.MaxAttempts, "an attempt per retry and the first")
 	var d webhook.Delivery
 	require.NoError(t, json.Unmarshal(j.Payload, &d))
 	assert.Equal(t, "d1", d.ID)
+	assert.Equal(t, []webhook.Header{{Name: "tenant", Value: "t1"}}, d.Headers)
+
+	r := o.Delivery
+	assert.Equal(t, "d1", r.ID)
+	assert.Equal(t, "ws1", r.WorkspaceID)
+	assert.Equal(t, "app-1", r.ApplicationID)
+	assert.Equal(t, webhook.EventTaskSucceeded, r.EventType)
+	assert.Equal(t, "https://example.com", r.URL)
+	assert.JSONEq(t, string(j.Payload), string(r.Payload), "the row keeps the job's payload for a redelivery")
+	assert.JSONEq(t, `{"type":"task.succeeded","timestamp":"2023-11-14T22:13:20Z","data":{"id":"r1"}}`, string(r.Event))
+
+	fresh, err := webhook.NewOutgoing("ws1", "run1", webhook.Delivery{URL: "https://example.com"})
+	require.NoError(t, err)
+	assert.NotEmpty(t, fresh.Delivery.ID, "an empty id is given a new one")
 }

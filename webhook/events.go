@@ -15,7 +15,9 @@ import (
 
 // JobKindFanout is the queue kind of a job that carries several deliveries
 // of one event (a completion's webhook_url and its application's
-// subscription): handled, it enqueues each as its own delivery job.
+// subscription): handled, it writes each as its own delivery. Runs now
+// write their deliveries themselves (RunDeliveries); HandleFanout remains
+// for the fan-out jobs that earlier releases queued.
 const JobKindFanout = "webhook.fanout"
 
 // NotifierStore is what a Notifier needs of the store.
@@ -25,8 +27,12 @@ type NotifierStore interface {
 	// ListApplications returns the workspace's applications; canvasID,
 	// when not empty, keeps those of that canvas.
 	ListApplications(ctx context.Context, workspaceID, canvasID string) ([]*Application, error)
-	// EnqueueJobs inserts the jobs in one transaction.
-	EnqueueJobs(ctx context.Context, jobs []*queue.Job) error
+	// CreateDeliveries writes every delivery, its log row and its job, in
+	// one transaction (see Outgoing): all or none. A delivery whose id is
+	// already in the log, or a job whose id is taken, is CONFLICT; a
+	// delivery without an id or a job, or whose job is of another
+	// workspace, is VALIDATION.
+	CreateDeliveries(ctx context.Context, ds []Outgoing) error
 }
 
 // NotifierOptions wire a Notifier. Store is required.
@@ -39,7 +45,7 @@ type NotifierOptions struct {
 }
 
 // Notifier turns application-scoped events into deliveries to the
-// subscriptions that take them, and enqueues them as delivery jobs. Each
+// subscriptions that take them, and writes them with their jobs. Each
 // delivery names its application (Delivery.ApplicationID): the deliverer
 // reads the subscription's live secrets and enabled flag at send time.
 type Notifier struct {
@@ -85,47 +91,49 @@ func NewEvent(typ string, now time.Time, data any) (Event, error) {
 	return Event{Type: typ, Timestamp: now.UTC(), Data: raw}, nil
 }
 
-// ApplicationJobs returns the delivery jobs of ev to the subscription of
+// ApplicationDeliveries returns the deliveries of ev to the subscription of
 // application id: none when it does not take ev. An unknown application
 // (deleted meanwhile) has none either.
-func (n *Notifier) ApplicationJobs(ctx context.Context, workspaceID, applicationID, refID string, ev Event) ([]*queue.Job, error) {
+func (n *Notifier) ApplicationDeliveries(ctx context.Context, workspaceID, applicationID, refID string, ev Event) ([]Outgoing, error) {
 	a, err := n.store.GetApplication(ctx, workspaceID, applicationID)
 	if canvas.ErrorCode(err) == canvas.ENOTFOUND {
 		return nil, nil
 	} else if err != nil {
 		return nil, err
 	}
-	return jobsFor(workspaceID, refID, []*Application{a}, ev)
+	return deliveriesTo(workspaceID, refID, []*Application{a}, ev)
 }
 
-// CanvasJobs returns the delivery jobs of ev to the subscriptions of every
-// application of the canvas that takes it.
-func (n *Notifier) CanvasJobs(ctx context.Context, workspaceID, canvasID, refID string, ev Event) ([]*queue.Job, error) {
+// CanvasDeliveries returns the deliveries of ev to the subscriptions of
+// every application of the canvas that takes it.
+func (n *Notifier) CanvasDeliveries(ctx context.Context, workspaceID, canvasID, refID string, ev Event) ([]Outgoing, error) {
 	apps, err := n.store.ListApplications(ctx, workspaceID, canvasID)
 	if err != nil {
 		return nil, err
 	}
-	return jobsFor(workspaceID, refID, apps, ev)
+	return deliveriesTo(workspaceID, refID, apps, ev)
 }
 
-func jobsFor(workspaceID, refID string, apps []*Application, ev Event) ([]*queue.Job, error) {
-	var jobs []*queue.Job
+// deliveriesTo returns the deliveries of ev to the subscriptions of apps
+// that take it.
+func deliveriesTo(workspaceID, refID string, apps []*Application, ev Event) ([]Outgoing, error) {
+	var ds []Outgoing
 	for _, a := range apps {
 		if !Takes(a, ev.Type) {
 			continue
 		}
-		j, err := NewJob(workspaceID, refID, SubscriptionDelivery(a, ev))
+		o, err := NewOutgoing(workspaceID, refID, SubscriptionDelivery(a, ev))
 		if err != nil {
 			return nil, err
 		}
-		jobs = append(jobs, j)
+		ds = append(ds, o)
 	}
-	return jobs, nil
+	return ds, nil
 }
 
 // NotifyCanvas notifies the subscriptions of the canvas' applications of
-// an event of type typ with data, enqueueing their jobs in one transaction
-// and waking the worker. It is called after the change it reports has
+// an event of type typ with data, writing their deliveries in one
+// transaction and waking the worker. It is called after the change it reports has
 // committed, so a crash between that commit and this call loses this one
 // notification; CanvasEventJob, written in the change's own transaction,
 // does not.
@@ -134,68 +142,45 @@ func (n *Notifier) NotifyCanvas(ctx context.Context, workspaceID, canvasID, refI
 	if err != nil {
 		return err
 	}
-	jobs, err := n.CanvasJobs(ctx, workspaceID, canvasID, refID, ev)
-	if err != nil || len(jobs) == 0 {
+	ds, err := n.CanvasDeliveries(ctx, workspaceID, canvasID, refID, ev)
+	if err != nil || len(ds) == 0 {
 		return err
 	}
-	if err := n.store.EnqueueJobs(ctx, jobs); err != nil {
+	if err := n.store.CreateDeliveries(ctx, ds); err != nil {
 		return err
 	}
 	n.notify()
 	return nil
 }
 
-// Bundle returns one job that delivers every job of jobs (delivery jobs of
-// kind JobKind): nil for none, the job itself for one, and otherwise a job
-// of kind JobKindFanout, which HandleFanout turns into the delivery jobs.
-// It lets a record whose store writes one job with it carry several
-// notifications.
-func Bundle(workspaceID, refID string, jobs []*queue.Job) (*queue.Job, error) {
-	switch len(jobs) {
-	case 0:
-		return nil, nil
-	case 1:
-		return jobs[0], nil
-	}
-	payloads := make([]json.RawMessage, len(jobs))
-	for i, j := range jobs {
-		payloads[i] = j.Payload
-	}
-	raw, err := json.Marshal(payloads)
-	if err != nil {
-		return nil, err
-	}
-	return &queue.Job{WorkspaceID: workspaceID, Kind: JobKindFanout, RefID: refID, Payload: raw}, nil
-}
-
-// HandleFanout is the queue handler of JobKindFanout: it enqueues the
-// bundled deliveries as delivery jobs in one transaction, keeping their
-// ids (the webhook-id of each). Handling the same job again (a claim
-// whose completion was lost) enqueues nothing: the delivery jobs' ids are
-// derived from the fan-out job's.
+// HandleFanout is the queue handler of JobKindFanout, whose payload is a
+// JSON array of Delivery: it writes them as deliveries in one transaction,
+// keeping their ids (the webhook-id of each). Handling the same job again
+// (a claim whose completion was lost) writes nothing: the delivery jobs'
+// ids are derived from the fan-out job's.
 func (n *Notifier) HandleFanout(ctx context.Context, j *queue.Job) error {
 	var payloads []json.RawMessage
 	if err := json.Unmarshal(j.Payload, &payloads); err != nil {
 		return queue.Permanent(fmt.Errorf("webhook: fan-out payload: %w", err))
 	}
-	jobs := make([]*queue.Job, 0, len(payloads))
+	ds := make([]Outgoing, 0, len(payloads))
 	for _, p := range payloads {
 		var d Delivery
 		if err := json.Unmarshal(p, &d); err != nil {
 			return queue.Permanent(fmt.Errorf("webhook: fan-out payload: %w", err))
 		}
-		job, err := NewJob(j.WorkspaceID, j.RefID, d)
+		o, err := NewOutgoing(j.WorkspaceID, j.RefID, d)
 		if err != nil {
 			return queue.Permanent(err)
 		}
 		// An id derived from the fan-out job and the delivery makes a
 		// second handling of the same claim a CONFLICT, not a duplicate.
-		job.ID = uuid.NewSHA1(uuid.NameSpaceOID, []byte(j.ID+"/"+d.ID)).String()
-		jobs = append(jobs, job)
+		o.Job.ID = uuid.NewSHA1(uuid.NameSpaceOID, []byte(j.ID+"/"+o.Delivery.ID)).String()
+		ds = append(ds, o)
 	}
-	err := n.store.EnqueueJobs(ctx, jobs)
+	err := n.store.CreateDeliveries(ctx, ds)
 	if canvas.ErrorCode(err) == canvas.ECONFLICT {
-		return nil // enqueued by an earlier claim whose completion was lost
+		return nil // written by an earlier claim whose completion was lost
 	} else if err != nil {
 		return err
 	}

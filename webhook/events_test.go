@@ -58,24 +58,17 @@ func TestNotifier_HandleFanout(t *testing.T) {
 	ctx := context.Background()
 	t.Run("OK", func(t *testing.T) {
 		f := newNotifierFixture(t)
+		// A fan-out job as earlier releases queued it: the deliveries of
+		// one event, in a JSON array.
 		ev := webhook.Event{Type: webhook.EventCompletionSucceeded, Timestamp: time.Now().UTC(), Data: json.RawMessage(`{}`)}
-		var jobs []*queue.Job
-		for _, url := range []string{"https://a.example/hook", "https://b.example/hook"} {
-			j, err := webhook.NewJob(f.ws.ID, "run-1", webhook.Delivery{URL: url, Event: ev})
-			require.NoError(t, err)
-			jobs = append(jobs, j)
+		bundled := []webhook.Delivery{
+			{ID: "33333333-3333-4333-8333-333333333333", URL: "https://a.example/hook", Event: ev},
+			{ID: "44444444-4444-4444-8444-444444444444", URL: "https://b.example/hook", Event: ev},
 		}
-		single, err := webhook.Bundle(f.ws.ID, "run-1", jobs[:1])
+		payload, err := json.Marshal(bundled)
 		require.NoError(t, err)
-		assert.Same(t, jobs[0], single, "one job is not bundled")
-		none, err := webhook.Bundle(f.ws.ID, "run-1", nil)
-		require.NoError(t, err)
-		assert.Nil(t, none)
-
-		bundle, err := webhook.Bundle(f.ws.ID, "run-1", jobs)
-		require.NoError(t, err)
-		require.Equal(t, webhook.JobKindFanout, bundle.Kind)
-		require.NoError(t, f.db.EnqueueJob(ctx, bundle))
+		require.NoError(t, f.db.EnqueueJob(ctx, &queue.Job{WorkspaceID: f.ws.ID, Kind: webhook.JobKindFanout,
+			RefID: "run-1", Payload: payload}))
 		claimed := f.claim(t, webhook.JobKindFanout)
 		require.Len(t, claimed, 1)
 		require.NoError(t, f.notifier.HandleFanout(ctx, claimed[0]))
@@ -90,13 +83,14 @@ func TestNotifier_HandleFanout(t *testing.T) {
 			urls[d.URL] = d.ID
 			assert.Equal(t, "run-1", j.RefID)
 		}
-		for _, j := range jobs {
-			var d webhook.Delivery
-			require.NoError(t, json.Unmarshal(j.Payload, &d))
+		for _, d := range bundled {
 			assert.Equal(t, d.ID, urls[d.URL], "each delivery keeps its webhook-id")
+			logged, err := f.db.GetDelivery(ctx, f.ws.ID, d.ID)
+			require.NoError(t, err, "each delivery is written with its log row")
+			assert.Equal(t, webhook.StatusPending, logged.Status)
 		}
 
-		// A claim handled again (its completion lost) enqueues nothing twice.
+		// A claim handled again (its completion lost) writes nothing twice.
 		require.NoError(t, f.notifier.HandleFanout(ctx, claimed[0]))
 		assert.Empty(t, f.claim(t, webhook.JobKind))
 	})
@@ -142,8 +136,13 @@ func TestNotifier_NotifyCanvas(t *testing.T) {
 	assert.Equal(t, "pub-1", jobs[0].RefID)
 	assert.Equal(t, 1, f.woken)
 
-	// An application-scoped lookup of an unknown application yields no job.
-	none, err := f.notifier.ApplicationJobs(ctx, f.ws.ID, "11111111-1111-4111-8111-111111111111", "r", d.Event)
+	logged, err := f.db.GetDelivery(ctx, f.ws.ID, d.ID)
+	require.NoError(t, err, "the delivery is written with its log row")
+	assert.Equal(t, takes.ID, *logged.ApplicationID)
+
+	// An application-scoped lookup of an unknown application yields no
+	// delivery.
+	none, err := f.notifier.ApplicationDeliveries(ctx, f.ws.ID, "11111111-1111-4111-8111-111111111111", "r", d.Event)
 	require.NoError(t, err)
 	assert.Empty(t, none)
 }

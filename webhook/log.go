@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/promptcanvas/promptcanvas/queue"
 )
 
 // Delivery statuses in the delivery log.
@@ -113,16 +115,27 @@ type AttemptOutcome struct {
 	LastError string
 }
 
-// LogStore is the delivery log. A store that writes delivery jobs creates
-// a delivery's row, status pending, in the same transaction as each job of
-// kind JobKind it inserts (a redelivery puts an existing row back to
-// pending), so that every queued notification is in the log. When such a
-// job ends while its row is still pending (the deliverer did not record
-// the end: a lease expired on the last attempt, the worker failed the job,
-// or it was cancelled), the store ends the row in the same transaction:
-// StatusSucceeded with a job that succeeded, StatusFailed with the job's
-// last error otherwise, unless another job of the same delivery (a
-// redelivery) is still queued or running.
+// RequeueDeliveryParams name a delivery of the log to send again, and how
+// to make the job that sends it.
+type RequeueDeliveryParams struct {
+	WorkspaceID string
+	DeliveryID  string
+	// Job returns the job that sends the delivery again from the payload
+	// stored with it (DeliveryRecord.Payload). It is called inside the
+	// store's transaction and must not call the store.
+	Job func(payload json.RawMessage) *queue.Job
+}
+
+// LogStore is the delivery log. Every store method that writes a delivery
+// (an Outgoing: CreateDeliveries, a run's or a workflow run's
+// notification) writes its row, status pending, in the same transaction
+// as its job, so that every queued notification is in the log. When a
+// delivery's job ends while its row is still pending (the deliverer did
+// not record the end: a lease expired on the last attempt, the worker
+// failed the job, or it was cancelled), the store ends the row in the same
+// transaction: StatusSucceeded with a job that succeeded, StatusFailed
+// with the job's last error otherwise, unless another job of the same
+// delivery (a redelivery) is still queued or running.
 type LogStore interface {
 	// RecordAttempt appends the outcome's attempt, when there is one, to
 	// the delivery and sets its status and last error. An unknown delivery
@@ -137,8 +150,11 @@ type LogStore interface {
 	// GetDelivery returns a delivery of the workspace with every attempt;
 	// NOT_FOUND when it does not exist in that workspace.
 	GetDelivery(ctx context.Context, workspaceID, id string) (*LoggedDelivery, error)
-	// Redeliver queues a new job for the delivery, with the same payload
-	// and so the same webhook-id, and puts it back to pending, in one
-	// transaction. NOT_FOUND when it does not exist in the workspace.
-	Redeliver(ctx context.Context, workspaceID, id string) (*LoggedDelivery, error)
+	// RequeueDelivery writes the job p.Job makes from the delivery's
+	// stored payload as a new job of the delivery, and puts the delivery
+	// back to pending, in one transaction; it returns the delivery with
+	// its attempts. NOT_FOUND when the delivery does not exist in the
+	// workspace; VALIDATION when p.Job returns no job or a job of another
+	// workspace.
+	RequeueDelivery(ctx context.Context, p RequeueDeliveryParams) (*LoggedDelivery, error)
 }

@@ -65,17 +65,17 @@ func benchDeliveries(b *testing.B, failShare float64) {
 	rc := &deliveryReceiver{delivered: map[string]bool{}, want: n, done: make(chan struct{}), failShare: failShare}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
-	jobs := make([]*queue.Job, n)
-	for i := range jobs {
+	ds := make([]webhook.Outgoing, n)
+	for i := range ds {
 		d := testDelivery(srv.URL)
 		d.ID, d.Secret = "", newSecret
 		d.Headers = []webhook.Header{{Name: "authorization", Value: "Bearer abc"}}
-		if jobs[i], err = webhook.NewJob("ws1", "bench", *d); err != nil {
+		if ds[i], err = webhook.NewOutgoing("ws1", "bench", *d); err != nil {
 			b.Fatal(err)
 		}
-		jobs[i].MaxAttempts = benchMaxAttempts
+		ds[i].Job.MaxAttempts = benchMaxAttempts
 	}
-	if err := db.EnqueueJobs(ctx, jobs); err != nil {
+	if err := db.CreateDeliveries(ctx, ds); err != nil {
 		b.Fatal(err)
 	}
 	d := &webhook.Deliverer{Sender: localSender(), Log: db, Schedule: []time.Duration{time.Millisecond},

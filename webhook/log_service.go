@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/queue"
 )
 
 // Delivery log pages.
@@ -77,14 +78,17 @@ func (s *DeliveryService) GetDelivery(ctx context.Context, id string) (*LoggedDe
 	return s.log.GetDelivery(ctx, p.WorkspaceID, id)
 }
 
-// Redeliver queues the delivery again, with the same webhook-id, and
-// returns it, back to pending. It requires the admin role.
+// Redeliver queues the delivery again, with the same payload and so the
+// same webhook-id, as a delivery job that serves the delivery itself and
+// gets a fresh retry schedule, and returns it, back to pending. It
+// requires the admin role.
 func (s *DeliveryService) Redeliver(ctx context.Context, id string) (*LoggedDelivery, error) {
 	p, err := canvas.Authorize(ctx, canvas.RoleAdmin)
 	if err != nil {
 		return nil, err
 	}
-	return s.log.Redeliver(ctx, p.WorkspaceID, id)
+	return s.log.RequeueDelivery(ctx, RequeueDeliveryParams{WorkspaceID: p.WorkspaceID, DeliveryID: id,
+		Job: func(payload json.RawMessage) *queue.Job { return deliveryJob(p.WorkspaceID, id, payload) }})
 }
 
 // TestParams override an application's stored subscription for one Test

@@ -84,17 +84,17 @@ func openDB(t *testing.T) *sqlite.DB {
 	return db
 }
 
-// enqueueFor writes the delivery job of a subscription's notification to
-// url, and so its log row, and returns the job claimed as attempt n.
+// enqueueFor writes the delivery of a subscription's notification to url,
+// its job and its log row, and returns the job claimed as attempt n.
 func enqueueFor(t *testing.T, db *sqlite.DB, appID, url string, n int) *queue.Job {
 	t.Helper()
 	d := testDelivery(url)
 	d.ID, d.ApplicationID = "", appID
-	j, err := webhook.NewJob("ws1", "run1", *d)
+	o, err := webhook.NewOutgoing("ws1", "run1", *d)
 	require.NoError(t, err)
-	require.NoError(t, db.EnqueueJob(context.Background(), j))
-	j.Attempts = n
-	return j
+	require.NoError(t, db.CreateDeliveries(context.Background(), []webhook.Outgoing{o}))
+	o.Job.Attempts = n
+	return o.Job
 }
 
 // logged returns the delivery log row of job j.
@@ -222,10 +222,10 @@ func TestDeliverer_Log(t *testing.T) {
 		for range n {
 			del := testDelivery(rc.URL)
 			del.ID, del.Secret = "", newSecret
-			j, err := webhook.NewJob("ws1", "run1", *del)
+			o, err := webhook.NewOutgoing("ws1", "run1", *del)
 			require.NoError(t, err)
-			require.NoError(t, db.EnqueueJob(context.Background(), j))
-			jobs = append(jobs, j)
+			require.NoError(t, db.CreateDeliveries(context.Background(), []webhook.Outgoing{o}))
+			jobs = append(jobs, o.Job)
 		}
 		attempts := 0
 		for _, j := range jobs {

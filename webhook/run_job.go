@@ -1,10 +1,6 @@
 package webhook
 
-import (
-	"context"
-
-	"github.com/promptcanvas/promptcanvas/queue"
-)
+import "context"
 
 // Target is who hears of a run (a completion, a task, a workflow run): the
 // webhook URL given with it, sent the headers forwarded from its request,
@@ -22,33 +18,33 @@ type Target struct {
 	DeliveryID string
 }
 
-// Reaches reports whether RunJob may return a job for to: to has a URL,
+// Reaches reports whether RunDeliveries may return a delivery for to: to has a URL,
 // or an application and n is not nil. Callers ask it before building an
 // event that no one would receive.
 func (n *Notifier) Reaches(to Target) bool {
 	return to.URL != "" || (to.ApplicationID != "" && n != nil)
 }
 
-// RunJob returns the one job that tells to of ev on behalf of the run
-// refID: the delivery to to.URL and those to the application's
-// subscription, bundled when there are several (Bundle); nil when there
-// is none. A nil Notifier delivers to the URL only. The caller writes the
-// job in the transaction that records the change ev reports.
-func (n *Notifier) RunJob(ctx context.Context, workspaceID, refID string, to Target, ev Event) (*queue.Job, error) {
-	var jobs []*queue.Job
+// RunDeliveries returns the deliveries that tell to of ev on behalf of the
+// run refID: the one to to.URL, then those to the application's
+// subscription; none when no one is told. A nil Notifier delivers to the
+// URL only. The caller writes them in the transaction that records the
+// change ev reports.
+func (n *Notifier) RunDeliveries(ctx context.Context, workspaceID, refID string, to Target, ev Event) ([]Outgoing, error) {
+	var ds []Outgoing
 	if to.URL != "" {
-		j, err := NewJob(workspaceID, refID, Delivery{ID: to.DeliveryID, URL: to.URL, Headers: to.Headers, Event: ev})
+		o, err := NewOutgoing(workspaceID, refID, Delivery{ID: to.DeliveryID, URL: to.URL, Headers: to.Headers, Event: ev})
 		if err != nil {
 			return nil, err
 		}
-		jobs = append(jobs, j)
+		ds = append(ds, o)
 	}
 	if to.ApplicationID != "" && n != nil {
-		appJobs, err := n.ApplicationJobs(ctx, workspaceID, to.ApplicationID, refID, ev)
+		app, err := n.ApplicationDeliveries(ctx, workspaceID, to.ApplicationID, refID, ev)
 		if err != nil {
 			return nil, err
 		}
-		jobs = append(jobs, appJobs...)
+		ds = append(ds, app...)
 	}
-	return Bundle(workspaceID, refID, jobs)
+	return ds, nil
 }

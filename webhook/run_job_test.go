@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
@@ -25,7 +24,7 @@ func TestNotifier_Reaches(t *testing.T) {
 	assert.False(t, none.Reaches(app), "a nil Notifier tells no application")
 }
 
-func TestNotifier_RunJob(t *testing.T) {
+func TestNotifier_RunDeliveries(t *testing.T) {
 	ctx := context.Background()
 	ev := webhook.Event{Type: webhook.EventWorkflowRunCompleted, Timestamp: time.Now().UTC(), Data: json.RawMessage(`{"id":"r"}`)}
 	headers := []webhook.Header{{Name: "trace", Value: "t1"}}
@@ -41,24 +40,30 @@ func TestNotifier_RunJob(t *testing.T) {
 		require.NoError(t, f.db.CreateApplication(ctx, a, webhook.NewSecret()))
 		return a
 	}
-	delivery := func(t *testing.T, j *queue.Job) webhook.Delivery {
+	// delivery returns what o sends, checking that its job and its log
+	// row agree.
+	delivery := func(t *testing.T, o webhook.Outgoing) webhook.Delivery {
 		t.Helper()
-		require.Equal(t, webhook.JobKind, j.Kind)
+		require.Equal(t, webhook.JobKind, o.Job.Kind)
 		var d webhook.Delivery
-		require.NoError(t, json.Unmarshal(j.Payload, &d))
+		require.NoError(t, json.Unmarshal(o.Job.Payload, &d))
+		assert.Equal(t, d.ID, o.Delivery.ID)
+		assert.Equal(t, d.URL, o.Delivery.URL)
+		assert.Equal(t, d.ApplicationID, o.Delivery.ApplicationID)
+		assert.Equal(t, d.Event.Type, o.Delivery.EventType)
 		return d
 	}
-	// urlDelivery checks that j delivers ev to the run's own URL.
-	urlDelivery := func(t *testing.T, j *queue.Job) {
+	// urlDelivery checks that o delivers ev to the run's own URL.
+	urlDelivery := func(t *testing.T, o webhook.Outgoing) {
 		t.Helper()
-		d := delivery(t, j)
+		d := delivery(t, o)
 		assert.Equal(t, "https://run.example/hook", d.URL)
 		assert.Equal(t, deliveryID, d.ID)
 		assert.Equal(t, headers, d.Headers)
 		assert.Empty(t, d.ApplicationID)
 		assert.Equal(t, ev.Type, d.Event.Type)
 		assert.JSONEq(t, string(ev.Data), string(d.Event.Data))
-		assert.Equal(t, "run-1", j.RefID)
+		assert.Equal(t, "run-1", o.Job.RefID)
 	}
 	target := func(appID string) webhook.Target {
 		return webhook.Target{URL: "https://run.example/hook", Headers: headers, ApplicationID: appID, DeliveryID: deliveryID}
@@ -67,70 +72,61 @@ func TestNotifier_RunJob(t *testing.T) {
 	t.Run("URLAndApplication", func(t *testing.T) {
 		f := newNotifierFixture(t)
 		a := newApp(t, f)
-		j, err := f.notifier.RunJob(ctx, f.ws.ID, "run-1", target(a.ID), ev)
+		ds, err := f.notifier.RunDeliveries(ctx, f.ws.ID, "run-1", target(a.ID), ev)
 		require.NoError(t, err)
-		require.NotNil(t, j)
-		assert.Equal(t, webhook.JobKindFanout, j.Kind, "two deliveries travel as one job")
-		require.NoError(t, f.db.EnqueueJob(ctx, j))
-		claimed := f.claim(t, webhook.JobKindFanout)
-		require.Len(t, claimed, 1)
-		require.NoError(t, f.notifier.HandleFanout(ctx, claimed[0]))
-
-		byURL := map[string]*queue.Job{}
-		for _, dj := range f.claim(t, webhook.JobKind) {
-			byURL[delivery(t, dj).URL] = dj
-		}
-		require.Len(t, byURL, 2)
-		urlDelivery(t, byURL["https://run.example/hook"])
-		sub := delivery(t, byURL["https://app.example/hook"])
+		require.Len(t, ds, 2, "one delivery each")
+		urlDelivery(t, ds[0])
+		sub := delivery(t, ds[1])
+		assert.Equal(t, "https://app.example/hook", sub.URL)
 		assert.Equal(t, a.ID, sub.ApplicationID)
 		assert.NotEqual(t, deliveryID, sub.ID)
+		assert.Equal(t, "run-1", ds[1].Job.RefID)
 	})
 	t.Run("ApplicationOnly", func(t *testing.T) {
 		f := newNotifierFixture(t)
 		a := newApp(t, f)
-		j, err := f.notifier.RunJob(ctx, f.ws.ID, "run-1", webhook.Target{ApplicationID: a.ID}, ev)
+		ds, err := f.notifier.RunDeliveries(ctx, f.ws.ID, "run-1", webhook.Target{ApplicationID: a.ID}, ev)
 		require.NoError(t, err)
-		require.NotNil(t, j)
-		d := delivery(t, j)
+		require.Len(t, ds, 1)
+		d := delivery(t, ds[0])
 		assert.Equal(t, "https://app.example/hook", d.URL)
 		assert.Equal(t, a.ID, d.ApplicationID)
 	})
 	t.Run("ApplicationFiltersEventOut", func(t *testing.T) {
 		f := newNotifierFixture(t)
 		a := newApp(t, f, webhook.EventTaskFailed)
-		j, err := f.notifier.RunJob(ctx, f.ws.ID, "run-1", target(a.ID), ev)
+		ds, err := f.notifier.RunDeliveries(ctx, f.ws.ID, "run-1", target(a.ID), ev)
 		require.NoError(t, err)
-		require.NotNil(t, j)
-		urlDelivery(t, j)
+		require.Len(t, ds, 1)
+		urlDelivery(t, ds[0])
 
-		none, err := f.notifier.RunJob(ctx, f.ws.ID, "run-1", webhook.Target{ApplicationID: a.ID}, ev)
+		none, err := f.notifier.RunDeliveries(ctx, f.ws.ID, "run-1", webhook.Target{ApplicationID: a.ID}, ev)
 		require.NoError(t, err)
-		assert.Nil(t, none)
+		assert.Empty(t, none)
 	})
 	t.Run("UnknownApplication", func(t *testing.T) {
 		f := newNotifierFixture(t)
-		j, err := f.notifier.RunJob(ctx, f.ws.ID, "run-1", target(unknownApp), ev)
+		ds, err := f.notifier.RunDeliveries(ctx, f.ws.ID, "run-1", target(unknownApp), ev)
 		require.NoError(t, err)
-		require.NotNil(t, j)
-		urlDelivery(t, j)
+		require.Len(t, ds, 1)
+		urlDelivery(t, ds[0])
 	})
 	t.Run("NilNotifier", func(t *testing.T) {
 		var n *webhook.Notifier
-		j, err := n.RunJob(ctx, "ws", "run-1", target(unknownApp), ev)
+		ds, err := n.RunDeliveries(ctx, "ws", "run-1", target(unknownApp), ev)
 		require.NoError(t, err)
-		require.NotNil(t, j)
-		urlDelivery(t, j)
+		require.Len(t, ds, 1)
+		urlDelivery(t, ds[0])
 
-		none, err := n.RunJob(ctx, "ws", "run-1", webhook.Target{ApplicationID: unknownApp}, ev)
+		none, err := n.RunDeliveries(ctx, "ws", "run-1", webhook.Target{ApplicationID: unknownApp}, ev)
 		require.NoError(t, err)
-		assert.Nil(t, none)
+		assert.Empty(t, none)
 	})
 	t.Run("NewDeliveryID", func(t *testing.T) {
 		var n *webhook.Notifier
-		j, err := n.RunJob(ctx, "ws", "run-1", webhook.Target{URL: "https://run.example/hook"}, ev)
+		ds, err := n.RunDeliveries(ctx, "ws", "run-1", webhook.Target{URL: "https://run.example/hook"}, ev)
 		require.NoError(t, err)
-		require.NotNil(t, j)
-		assert.NotEmpty(t, delivery(t, j).ID)
+		require.Len(t, ds, 1)
+		assert.NotEmpty(t, delivery(t, ds[0]).ID)
 	})
 }

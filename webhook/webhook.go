@@ -6,9 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/google/uuid"
-	"github.com/promptcanvas/promptcanvas/queue"
 )
 
 // JobKind is the queue kind of a delivery job.
@@ -39,7 +36,8 @@ type Event struct {
 	Data      json.RawMessage `json:"data"`
 }
 
-// Delivery is one notification to send: it is the payload of a delivery job.
+// Delivery is one notification to send: it is the payload of a delivery job
+// (NewOutgoing).
 // ID is the webhook-id header, the same for every attempt.
 type Delivery struct {
 	ID      string   `json:"id"`
@@ -78,21 +76,6 @@ func ForwardedHeaders(h http.Header) []Header {
 
 func sortHeaders(hs []Header) {
 	slices.SortStableFunc(hs, func(a, b Header) int { return strings.Compare(a.Name, b.Name) })
-}
-
-// NewJob returns the queue job that delivers d, serving the record refID of
-// the workspace. The caller writes it in the same transaction as the change
-// that caused the notification. An empty d.ID is given a new one, which
-// every attempt then sends as webhook-id.
-func NewJob(workspaceID, refID string, d Delivery) (*queue.Job, error) {
-	if d.ID == "" {
-		d.ID = uuid.NewString()
-	}
-	payload, err := json.Marshal(d)
-	if err != nil {
-		return nil, err
-	}
-	return &queue.Job{WorkspaceID: workspaceID, Kind: JobKind, RefID: refID, Payload: payload, MaxAttempts: len(RetrySchedule()) + 1}, nil
 }
 
 // RetrySchedule returns the delay before each retry of a failed delivery

@@ -53,10 +53,10 @@ func TestDeliverer_Worker(t *testing.T) {
 		t.Helper()
 		d := testDelivery(url)
 		d.ID = ""
-		j, err := webhook.NewJob("ws1", "run1", *d)
+		o, err := webhook.NewOutgoing("ws1", "run1", *d)
 		require.NoError(t, err)
-		require.NoError(t, db.EnqueueJob(context.Background(), j))
-		return j
+		require.NoError(t, db.CreateDeliveries(context.Background(), []webhook.Outgoing{o}))
+		return o.Job
 	}
 	t.Run("DeliveredOnRetry", func(t *testing.T) {
 		t.Parallel()

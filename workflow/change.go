@@ -41,7 +41,7 @@ func (s *Service) change(ctx context.Context, run *Run, trigger Trigger, fill fu
 			return nil, err
 		}
 		s.waiters.wake(out.ID)
-		if len(c.Jobs) > 0 {
+		if len(c.Jobs) > 0 || len(c.Notify) > 0 {
 			s.notify()
 		}
 		return out, nil
@@ -51,11 +51,12 @@ func (s *Service) change(ctx context.Context, run *Run, trigger Trigger, fill fu
 // end ends run along trigger (cancel, deadline, fail, reject) with runErr:
 // steps lists steps to write with it, and every other step that has not
 // ended is cancelled; the run's execution jobs are cancelled except the
-// caller's own (exceptJob), and the notification job commits with it.
+// caller's own (exceptJob), and the notification's deliveries commit with
+// it.
 func (s *Service) end(ctx context.Context, run *Run, trigger Trigger, exceptJob string, runErr *Error, steps ...*Step) (*Run, error) {
 	return s.change(ctx, run, trigger, func(cur *Run, c *Change) error {
 		now := s.now().UTC()
-		c.Error, c.CancelJobs, c.ExceptJobID = runErr, true, exceptJob
+		c.Error, c.CancelKinds, c.ExceptJobID = runErr, JobKinds(), exceptJob
 		c.Steps = append(c.Steps, steps...)
 		stepErr := &Error{Code: canvas.ECANCELLED, Message: "The step did not finish: the run ended."}
 		if trigger == TriggerDeadline {
@@ -73,14 +74,9 @@ func (s *Service) end(ctx context.Context, run *Run, trigger Trigger, exceptJob 
 			}
 			c.Steps = append(c.Steps, cs)
 		}
-		job, err := s.notification(ctx, cur, c.To, "", runErr)
-		if err != nil {
-			return err
-		}
-		if job != nil {
-			c.Jobs = append(c.Jobs, job)
-		}
-		return nil
+		notify, err := s.notification(ctx, cur, c.To, "", runErr)
+		c.Notify = notify
+		return err
 	})
 }
 

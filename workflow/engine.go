@@ -409,10 +409,8 @@ func (ex *execution) conclude(ctx, runCtx context.Context, j *queue.Job) error {
 			trigger = TriggerAwaitReview
 		}
 		_, err := s.change(ctx, run, trigger, func(cur *Run, c *Change) error {
-			job, err := s.notification(ctx, cur, c.To, "", nil)
-			if job != nil {
-				c.Jobs = append(c.Jobs, job)
-			}
+			notify, err := s.notification(ctx, cur, c.To, "", nil)
+			c.Notify = notify
 			return err
 		})
 		return ignoreConflict(err)
@@ -429,11 +427,9 @@ func (ex *execution) conclude(ctx, runCtx context.Context, j *queue.Job) error {
 		return ignoreConflict(err)
 	}
 	_, err := s.change(ctx, run, TriggerComplete, func(cur *Run, c *Change) error {
-		c.OutputNodeID, c.CancelJobs, c.ExceptJobID = out.ID, true, j.ID
-		job, err := s.notification(ctx, cur, c.To, out.ID, nil)
-		if job != nil {
-			c.Jobs = append(c.Jobs, job)
-		}
+		c.OutputNodeID, c.CancelKinds, c.ExceptJobID = out.ID, JobKinds(), j.ID
+		notify, err := s.notification(ctx, cur, c.To, out.ID, nil)
+		c.Notify = notify
 		return err
 	})
 	return ignoreConflict(err)

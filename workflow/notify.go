@@ -3,7 +3,6 @@ package workflow
 import (
 	"context"
 
-	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
@@ -18,12 +17,12 @@ type notificationData struct {
 	Error       *Error `json:"error"`
 }
 
-// notification returns the job that tells run's webhook URL and its
+// notification returns the deliveries that tell run's webhook URL and its
 // application's subscription that the run moved to status to
 // (workflow_run.completed, workflow_run.paused, or workflow_run.failed for
-// every other end), or nil when there is no one to tell. output names the
+// every other end), none when there is no one to tell. output names the
 // output step of a completed run.
-func (s *Service) notification(ctx context.Context, run *Run, to, output string, runErr *Error) (*queue.Job, error) {
+func (s *Service) notification(ctx context.Context, run *Run, to, output string, runErr *Error) ([]webhook.Outgoing, error) {
 	target := webhook.Target{URL: run.WebhookURL, Headers: run.ForwardHeaders, ApplicationID: run.ApplicationID}
 	if !s.notifier.Reaches(target) {
 		return nil, nil
@@ -45,5 +44,5 @@ func (s *Service) notification(ctx context.Context, run *Run, to, output string,
 		return nil, err
 	}
 	target.DeliveryID = s.newID()
-	return s.notifier.RunJob(ctx, run.WorkspaceID, run.ID, target, ev)
+	return s.notifier.RunDeliveries(ctx, run.WorkspaceID, run.ID, target, ev)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
 // Store is the persistence the workflow package consumes. Implementations
@@ -60,11 +61,15 @@ type Change struct {
 	Error        *Error
 	// Steps are written with the change (as SaveWorkflowSteps does).
 	Steps []*Step
-	// Jobs are enqueued with the change; before they are, when
-	// CancelJobs is set, every queued or running job of kind JobKindRun
-	// or JobKindDeadline serving the run is cancelled, except the job
-	// ExceptJobID (the caller's own).
+	// Jobs are enqueued with the change; before they are, every queued or
+	// running job serving the run whose kind is one of CancelKinds is
+	// cancelled, except the job ExceptJobID (the caller's own). Jobs of
+	// other kinds serving the run (its notification's deliveries) are
+	// left alone.
 	Jobs        []*queue.Job
-	CancelJobs  bool
+	CancelKinds []string
 	ExceptJobID string
+	// Notify are the deliveries of the change's notification, each
+	// written with its log row.
+	Notify []webhook.Outgoing
 }

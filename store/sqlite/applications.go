@@ -4,10 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
@@ -212,9 +210,10 @@ func (db *DB) DeleteApplication(ctx context.Context, workspaceID, id string) err
 	return tx.Commit()
 }
 
-// RotateSecret adds secret as the newest signing secret; the live ones
-// expire at now+overlap unless they expire sooner.
-func (db *DB) RotateSecret(ctx context.Context, workspaceID, id, secret string, overlap time.Duration) error {
+// RotateSecret adds p.Secret as the newest signing secret; the live ones
+// expire at now+p.Overlap unless they expire sooner.
+func (db *DB) RotateSecret(ctx context.Context, p webhook.RotateSecretParams) error {
+	workspaceID, id, secret, overlap := p.WorkspaceID, p.ApplicationID, p.Secret, p.Overlap
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return err
@@ -300,22 +299,6 @@ func (db *DB) RecordSubscriptionOutcome(ctx context.Context, applicationID strin
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return canvas.NotFound("application")
-	}
-	return tx.Commit()
-}
-
-// EnqueueJobs inserts the jobs in one transaction; see insertJob for the
-// defaults.
-func (db *DB) EnqueueJobs(ctx context.Context, jobs []*queue.Job) error {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	for _, j := range jobs {
-		if err := insertJob(ctx, tx, j); err != nil {
-			return err
-		}
 	}
 	return tx.Commit()
 }

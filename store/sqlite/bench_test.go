@@ -57,7 +57,8 @@ func BenchmarkListPublications(b *testing.B) {
 	const total = 100_000
 	ctx := context.Background()
 	db, c, versions := benchCanvas(b, 2)
-	prod, err := db.FindEnvironment(ctx, c.WorkspaceID, c.ID, env.Production)
+	prod, err := db.FindEnvironment(ctx, env.FindEnvironmentParams{WorkspaceID: c.WorkspaceID, CanvasID: c.ID,
+		Name: env.Production})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -149,7 +150,8 @@ func BenchmarkPublish(b *testing.B) {
 			return err
 		})
 		b.StopTimer()
-		prod, err := db.FindEnvironment(ctx, c.WorkspaceID, c.ID, env.Production)
+		prod, err := db.FindEnvironment(ctx, env.FindEnvironmentParams{WorkspaceID: c.WorkspaceID, CanvasID: c.ID,
+			Name: env.Production})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -83,14 +83,15 @@ func checkProject(ctx context.Context, tx *Tx, workspaceID, id string) error {
 	return err
 }
 
-// GetCanvas returns a live canvas; Favorited is filled when userID is set.
-func (db *DB) GetCanvas(ctx context.Context, workspaceID, id, userID string) (*canvas.Canvas, error) {
+// GetCanvas returns a live canvas; Favorited is filled when p.UserID is
+// set.
+func (db *DB) GetCanvas(ctx context.Context, p canvas.GetCanvasParams) (*canvas.Canvas, error) {
 	tx, err := db.beginRead(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	return getCanvas(ctx, tx, workspaceID, id, userID)
+	return getCanvas(ctx, tx, p.WorkspaceID, p.ID, p.UserID)
 }
 
 // qCanvasByID reads a live canvas of a workspace; it is prepared at Open,
@@ -219,9 +220,11 @@ func fillCanvasVersions(ctx context.Context, tx *Tx, workspaceID string, list []
 	return nil
 }
 
-// UpdateCanvas applies upd to a live canvas, records by as its updater, and
-// returns it. Favorited sets or clears userID's favorite and needs a user.
-func (db *DB) UpdateCanvas(ctx context.Context, workspaceID, id string, upd canvas.CanvasUpdate, by, userID string) (*canvas.Canvas, error) {
+// UpdateCanvas applies p.Update to a live canvas, records p.By as its
+// updater, and returns it. Favorited sets or clears p.UserID's favorite and
+// needs a user.
+func (db *DB) UpdateCanvas(ctx context.Context, p canvas.UpdateCanvasParams) (*canvas.Canvas, error) {
+	workspaceID, id, upd, by, userID := p.WorkspaceID, p.ID, p.Update, p.By, p.UserID
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return nil, err
@@ -292,7 +295,8 @@ func (db *DB) UpdateCanvas(ctx context.Context, workspaceID, id string, upd canv
 
 // DeleteCanvas soft-deletes a live canvas. Its versions, messages,
 // environments and publications stay in the database but are unreachable.
-func (db *DB) DeleteCanvas(ctx context.Context, workspaceID, id, by string) error {
+func (db *DB) DeleteCanvas(ctx context.Context, p canvas.DeleteCanvasParams) error {
+	workspaceID, id, by := p.WorkspaceID, p.ID, p.By
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return err

@@ -7,7 +7,6 @@ import (
 	"errors"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
@@ -32,29 +31,56 @@ func scanDelivery(r interface{ Scan(...any) error }) (*webhook.LoggedDelivery, e
 	return &d, err
 }
 
-// insertDelivery writes the log row of the delivery job j inside tx, status
-// pending; insertJob calls it for every job of kind webhook.JobKind. A
-// delivery already in the log (a redelivery of the same webhook-id) is put
-// back to pending.
-func insertDelivery(ctx context.Context, tx *Tx, j *queue.Job) error {
-	var d webhook.Delivery
-	if err := json.Unmarshal(j.Payload, &d); err != nil || d.ID == "" {
-		return canvas.Invalid("A delivery job needs a delivery with an id.", canvas.Detail{Path: "/payload", Message: "not a delivery"})
-	}
-	event, err := json.Marshal(d.Event)
+// CreateDeliveries writes every delivery, its log row and its job, in one
+// transaction; see insertDelivery.
+func (db *DB) CreateDeliveries(ctx context.Context, ds []webhook.Outgoing) error {
+	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return err
+	}
+	defer tx.Rollback()
+	if err := insertDeliveries(ctx, tx, ds); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// insertDeliveries writes every delivery of ds inside tx; see
+// insertDelivery.
+func insertDeliveries(ctx context.Context, tx *Tx, ds []webhook.Outgoing) error {
+	for _, o := range ds {
+		if err := insertDelivery(ctx, tx, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertDelivery writes, inside tx, o's log row as given, status pending,
+// and o's job (see insertJob) as a job of the delivery, so that the row
+// ends with it. A delivery without an id or a job, or whose job is of
+// another workspace, is VALIDATION; an id already in the log is CONFLICT.
+func insertDelivery(ctx context.Context, tx *Tx, o webhook.Outgoing) error {
+	d := o.Delivery
+	if d.ID == "" || o.Job == nil {
+		return canvas.Invalid("A delivery needs an id and a job.", canvas.Detail{Path: "/delivery", Message: "incomplete"})
+	}
+	if o.Job.WorkspaceID != d.WorkspaceID {
+		return canvas.Invalid("A delivery's job belongs to the delivery's workspace.",
+			canvas.Detail{Path: "/job/workspaceId", Message: "not the delivery's"})
 	}
 	var app *string
 	if d.ApplicationID != "" {
 		app = &d.ApplicationID
 	}
 	now := formatTime(tx.now)
-	_, err = tx.exec(ctx, `INSERT INTO webhook_deliveries (id, workspace_id, application_id, event_type, url, status,
-		attempt_count, payload, event, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET status = 'pending', payload = excluded.payload, updated_at = excluded.updated_at`,
-		d.ID, j.WorkspaceID, nullString(app), d.Event.Type, d.URL, string(j.Payload), string(event), now, now)
-	return translate(err)
+	_, err := tx.exec(ctx, `INSERT INTO webhook_deliveries (id, workspace_id, application_id, event_type, url, status,
+		attempt_count, payload, event, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`,
+		d.ID, d.WorkspaceID, nullString(app), d.EventType, d.URL, string(d.Payload), string(d.Event), now, now)
+	if err != nil {
+		return translate(err)
+	}
+	return insertJobOf(ctx, tx, o.Job, d.ID)
 }
 
 // RecordAttempt appends the outcome's attempt to the delivery and sets its
@@ -205,9 +231,10 @@ func getDelivery(ctx context.Context, tx *Tx, workspaceID, id string) (*webhook.
 	return d, nil
 }
 
-// Redeliver queues a new job with the delivery's stored payload (the same
-// webhook-id) and puts the delivery back to pending, in one transaction.
-func (db *DB) Redeliver(ctx context.Context, workspaceID, id string) (*webhook.LoggedDelivery, error) {
+// RequeueDelivery writes the job p.Job makes from the delivery's stored
+// payload as a job of the delivery, and puts the delivery back to pending,
+// in one transaction.
+func (db *DB) RequeueDelivery(ctx context.Context, p webhook.RequeueDeliveryParams) (*webhook.LoggedDelivery, error) {
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return nil, err
@@ -215,19 +242,26 @@ func (db *DB) Redeliver(ctx context.Context, workspaceID, id string) (*webhook.L
 	defer tx.Rollback()
 	var payload string
 	err = tx.queryRow(ctx, `SELECT payload FROM webhook_deliveries WHERE id = ? AND workspace_id = ?`,
-		id, workspaceID).Scan(&payload)
+		p.DeliveryID, p.WorkspaceID).Scan(&payload)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, canvas.Errorf(canvas.ENOTFOUND, "Delivery not found.")
 	}
 	if err != nil {
 		return nil, err
 	}
-	job := &queue.Job{WorkspaceID: workspaceID, Kind: webhook.JobKind, RefID: id, Payload: json.RawMessage(payload),
-		MaxAttempts: len(webhook.RetrySchedule()) + 1}
-	if err := insertJob(ctx, tx, job); err != nil {
+	job := p.Job(json.RawMessage(payload))
+	if job == nil || job.WorkspaceID != p.WorkspaceID {
+		return nil, canvas.Invalid("A redelivery needs a job of the delivery's workspace.",
+			canvas.Detail{Path: "/job", Message: "missing or of another workspace"})
+	}
+	if err := insertJobOf(ctx, tx, job, p.DeliveryID); err != nil {
 		return nil, err
 	}
-	d, err := getDelivery(ctx, tx, workspaceID, id)
+	if _, err := tx.exec(ctx, `UPDATE webhook_deliveries SET status = 'pending', updated_at = ? WHERE id = ?`,
+		formatTime(tx.now), p.DeliveryID); err != nil {
+		return nil, err
+	}
+	d, err := getDelivery(ctx, tx, p.WorkspaceID, p.DeliveryID)
 	if err != nil {
 		return nil, err
 	}

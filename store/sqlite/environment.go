@@ -91,10 +91,11 @@ func ensureEnv(ctx context.Context, tx *Tx, workspaceID, canvasID, name string) 
 	return findEnv(ctx, tx, workspaceID, canvasID, name)
 }
 
-// FindEnvironment returns the environment of a live canvas by name. For
+// FindEnvironment returns the environment p.Name of a live canvas. For
 // production it is created on demand, in a write transaction taken only
 // when it is missing; any other missing name is NOT_FOUND.
-func (db *DB) FindEnvironment(ctx context.Context, workspaceID, canvasID, name string) (*env.Environment, error) {
+func (db *DB) FindEnvironment(ctx context.Context, p env.FindEnvironmentParams) (*env.Environment, error) {
+	workspaceID, canvasID, name := p.WorkspaceID, p.CanvasID, p.Name
 	rtx, err := db.beginRead(ctx)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,6 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/queue"
-	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
 // Compile-time check that DB implements the queue's Store.
@@ -31,6 +30,13 @@ func scanJob(r interface{ Scan(...any) error }) (*queue.Job, error) {
 // tx.now when zero, MaxAttempts queue.DefaultMaxAttempts when zero, and the
 // timestamps; a job without a Kind is VALIDATION.
 func insertJob(ctx context.Context, tx *Tx, j *queue.Job) error {
+	return insertJobOf(ctx, tx, j, "")
+}
+
+// insertJobOf is insertJob for a job that sends the delivery deliveryID
+// (none when empty), which it records as the job's delivery_id: the
+// delivery's log row ends with the job (migration 016).
+func insertJobOf(ctx context.Context, tx *Tx, j *queue.Job, deliveryID string) error {
 	if j.Kind == "" {
 		return canvas.Invalid("A job needs a kind.", canvas.Detail{Path: "/kind", Message: "required"})
 	}
@@ -46,13 +52,15 @@ func insertJob(ctx context.Context, tx *Tx, j *queue.Job) error {
 	j.RunAt = j.RunAt.UTC()
 	j.Status, j.Attempts, j.LeaseOwner, j.LeaseUntil, j.LastError = queue.StatusQueued, 0, "", nil, ""
 	j.CreatedAt, j.UpdatedAt = tx.now, tx.now
-	_, err := tx.exec(ctx, `INSERT INTO jobs (id, workspace_id, kind, ref_id, payload, status, attempts,
-		max_attempts, run_at, last_error, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, '', ?, ?)`,
-		j.ID, j.WorkspaceID, j.Kind, j.RefID, nullRaw(j.Payload), j.Status, j.MaxAttempts,
-		formatTime(j.RunAt), formatTime(tx.now), formatTime(tx.now))
-	if err == nil && j.Kind == webhook.JobKind {
-		return insertDelivery(ctx, tx, j) // the delivery log row commits with its job
+	var delivery any
+	if deliveryID != "" {
+		delivery = deliveryID
 	}
+	_, err := tx.exec(ctx, `INSERT INTO jobs (id, workspace_id, kind, ref_id, payload, status, attempts,
+		max_attempts, run_at, last_error, created_at, updated_at, delivery_id)
+		VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, '', ?, ?, ?)`,
+		j.ID, j.WorkspaceID, j.Kind, j.RefID, nullRaw(j.Payload), j.Status, j.MaxAttempts,
+		formatTime(j.RunAt), formatTime(tx.now), formatTime(tx.now), delivery)
 	return translate(err)
 }
 
@@ -247,18 +255,18 @@ func (db *DB) CompleteJob(ctx context.Context, id, owner string) error {
 	return db.leased(ctx, `status = 'succeeded', lease_owner = NULL, lease_until = NULL, updated_at = ?3`, id, owner, nil)
 }
 
-// RetryJob queues the job again, due at runAt, recording lastError.
-func (db *DB) RetryJob(ctx context.Context, id, owner string, runAt time.Time, lastError string) error {
+// RetryJob queues the job again, due at p.RunAt, recording p.LastError.
+func (db *DB) RetryJob(ctx context.Context, p queue.RetryJobParams) error {
 	return db.leased(ctx, `status = 'queued', run_at = ?4, last_error = ?5, lease_owner = NULL,
-		lease_until = NULL, updated_at = ?3`, id, owner, func(time.Time) []any {
-		return []any{formatTime(runAt), lastError}
+		lease_until = NULL, updated_at = ?3`, p.ID, p.Owner, func(time.Time) []any {
+		return []any{formatTime(p.RunAt), p.LastError}
 	})
 }
 
-// FailJob marks the job failed for good, recording lastError.
-func (db *DB) FailJob(ctx context.Context, id, owner, lastError string) error {
+// FailJob marks the job failed for good, recording p.LastError.
+func (db *DB) FailJob(ctx context.Context, p queue.FailJobParams) error {
 	return db.leased(ctx, `status = 'failed', last_error = ?4, lease_owner = NULL, lease_until = NULL,
-		updated_at = ?3`, id, owner, func(time.Time) []any { return []any{lastError} })
+		updated_at = ?3`, p.ID, p.Owner, func(time.Time) []any { return []any{p.LastError} })
 }
 
 // ReleaseJob queues the job again, due now, and takes back the claim's

@@ -86,7 +86,7 @@ func TestDB_JobOutcomesConcurrent(t *testing.T) {
 				errs <- db.HeartbeatJob(ctx, j.ID, "w1", time.Minute)
 			}
 		}()
-		go func() { errs <- db.FailJob(ctx, j.ID, "other", "not mine") }()
+		go func() { errs <- db.FailJob(ctx, queue.FailJobParams{ID: j.ID, Owner: "other", LastError: "not mine"}) }()
 	}
 	var ok, conflicts int
 	for range 2 * n {

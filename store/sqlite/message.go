@@ -159,9 +159,10 @@ func (db *DB) ListMessages(ctx context.Context, workspaceID, versionID string) (
 	return rowsOf(rows, err, func(r *sql.Rows) (*canvas.Message, error) { return scanMessage(r) })
 }
 
-// UpdateMessage applies upd to a live message, records by as its updater,
-// and returns it.
-func (db *DB) UpdateMessage(ctx context.Context, workspaceID, id string, upd canvas.MessageUpdate, by string) (*canvas.Message, error) {
+// UpdateMessage applies p.Update to a live message, records p.By as its
+// updater, and returns it.
+func (db *DB) UpdateMessage(ctx context.Context, p canvas.UpdateMessageParams) (*canvas.Message, error) {
+	workspaceID, id, upd, by := p.WorkspaceID, p.ID, p.Update, p.By
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return nil, err

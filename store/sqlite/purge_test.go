@@ -48,18 +48,16 @@ func TestDB_PurgeDeliveries_Attempts(t *testing.T) {
 	ws := &canvas.Workspace{Name: "acme"}
 	require.NoError(t, db.CreateWorkspace(ctx, ws))
 	deliver := func(status string) string {
-		j, err := webhook.NewJob(ws.ID, "ref", webhook.Delivery{URL: "https://example.com/hook",
+		o, err := webhook.NewOutgoing(ws.ID, "ref", webhook.Delivery{URL: "https://example.com/hook",
 			Event: webhook.Event{Type: webhook.EventCompletionSucceeded, Timestamp: now, Data: json.RawMessage(`{}`)}})
 		require.NoError(t, err)
-		require.NoError(t, db.EnqueueJob(ctx, j))
-		var d webhook.Delivery
-		require.NoError(t, json.Unmarshal(j.Payload, &d))
+		require.NoError(t, db.CreateDeliveries(ctx, []webhook.Outgoing{o}))
 		for i := range 2 {
-			require.NoError(t, db.RecordAttempt(ctx, webhook.AttemptOutcome{WorkspaceID: ws.ID, DeliveryID: d.ID,
+			require.NoError(t, db.RecordAttempt(ctx, webhook.AttemptOutcome{WorkspaceID: ws.ID, DeliveryID: o.Delivery.ID,
 				Attempt: &webhook.LoggedAttempt{At: now.Add(time.Duration(i) * time.Second), StatusCode: ptrTo(500),
 					ResponseBody: "no"}, Status: status}))
 		}
-		return d.ID
+		return o.Delivery.ID
 	}
 	attempts := func(id string) int {
 		var n int

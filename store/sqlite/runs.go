@@ -8,7 +8,6 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
-	"github.com/promptcanvas/promptcanvas/queue"
 )
 
 // Compile-time check that DB implements the completion package's Store.
@@ -48,25 +47,31 @@ func jsonOrNull[T any](v T, empty bool) (any, error) {
 	return string(b), nil
 }
 
-// CreateRun inserts r and, when job is not nil, job, in one transaction.
-// A run without a job (a sync run, recorded once answered) shares its
-// commit with concurrent ones (runs_batch.go).
-func (db *DB) CreateRun(ctx context.Context, r *completion.Run, job *queue.Job) error {
-	if job == nil {
-		return db.createRunGrouped(ctx, r)
+// CreateRun inserts p.Run, p.Job when it is not nil and p.Notify's
+// deliveries (insertDelivery) in one transaction. A run with neither (a
+// sync run no one is told of, recorded once answered) shares its commit
+// with concurrent ones (runs_batch.go).
+func (db *DB) CreateRun(ctx context.Context, p completion.CreateRunParams) error {
+	if p.Job == nil && len(p.Notify) == 0 {
+		return db.createRunGrouped(ctx, p.Run)
 	}
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := insertRun(ctx, tx, r); err != nil {
+	if err := insertRun(ctx, tx, p.Run); err != nil {
 		return err
 	}
-	if job.RefID == "" {
-		job.RefID = r.ID
+	if job := p.Job; job != nil {
+		if job.RefID == "" {
+			job.RefID = p.Run.ID
+		}
+		if err := insertJob(ctx, tx, job); err != nil {
+			return err
+		}
 	}
-	if err := insertJob(ctx, tx, job); err != nil {
+	if err := insertDeliveries(ctx, tx, p.Notify); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -165,9 +170,10 @@ func (db *DB) StartRun(ctx context.Context, workspaceID, id string) (*completion
 	return r, tx.Commit()
 }
 
-// FinishRun writes r's final state and the notification job, when there is
-// one, in one transaction; a run already terminal is CONFLICT.
-func (db *DB) FinishRun(ctx context.Context, r *completion.Run, notify *queue.Job) error {
+// FinishRun writes p.Run's final state and p.Notify's deliveries
+// (insertDelivery) in one transaction; a run already terminal is CONFLICT.
+func (db *DB) FinishRun(ctx context.Context, p completion.FinishRunParams) error {
+	r := p.Run
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return err
@@ -197,10 +203,8 @@ func (db *DB) FinishRun(ctx context.Context, r *completion.Run, notify *queue.Jo
 		formatTime(tx.now), formatTime(tx.now), r.ID); err != nil {
 		return err
 	}
-	if notify != nil {
-		if err := insertJob(ctx, tx, notify); err != nil {
-			return err
-		}
+	if err := insertDeliveries(ctx, tx, p.Notify); err != nil {
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return err

@@ -204,8 +204,10 @@ func listTestCases(ctx context.Context, tx *Tx, f testcase.Filter) ([]*testcase.
 	return list, rows.Err()
 }
 
-// UpdateTestCase applies upd to a live test case and returns it.
-func (db *DB) UpdateTestCase(ctx context.Context, workspaceID, id string, upd testcase.Update, by string) (*testcase.TestCase, error) {
+// UpdateTestCase applies p.Update to a live test case, records p.By as its
+// updater, and returns it.
+func (db *DB) UpdateTestCase(ctx context.Context, p testcase.UpdateTestCaseParams) (*testcase.TestCase, error) {
+	workspaceID, id, upd, by := p.WorkspaceID, p.ID, p.Update, p.By
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return nil, err

@@ -225,7 +225,8 @@ func versionRow(ctx context.Context, tx *Tx, workspaceID, id string) (canvasID, 
 // write the prompt message, creating it when missing; Promoted true
 // publishes the version to production with the same step Publish takes,
 // and false ends its production publication when it has one.
-func (db *DB) UpdateVersion(ctx context.Context, workspaceID, id string, upd canvas.VersionUpdate, by string) (*canvas.Version, error) {
+func (db *DB) UpdateVersion(ctx context.Context, p canvas.UpdateVersionParams) (*canvas.Version, error) {
+	workspaceID, id, upd, by := p.WorkspaceID, p.ID, p.Update, p.By
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return nil, err
@@ -309,7 +310,8 @@ func mergeConfiguration(stored string, patch json.RawMessage) (string, error) {
 
 // DeleteVersion soft-deletes a live version; a version that is the active
 // publication of any environment is CONFLICT.
-func (db *DB) DeleteVersion(ctx context.Context, workspaceID, id, by string) error {
+func (db *DB) DeleteVersion(ctx context.Context, p canvas.DeleteVersionParams) error {
+	workspaceID, id, by := p.WorkspaceID, p.ID, p.By
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return err

@@ -46,10 +46,11 @@ const (
 		action_id = excluded.action_id, status = excluded.status, input = excluded.input,
 		output = excluded.output, error = excluded.error, metadata = excluded.metadata,
 		ports = excluded.ports, started_at = excluded.started_at, completed_at = excluded.completed_at`
-	// qCancelWorkflowJobs cancels the run's queued or running jobs of the
-	// workflow kinds (?3, ?4) except the job ?5, as cancelJobs does.
-	qCancelWorkflowJobs = `UPDATE jobs SET status = 'cancelled', lease_owner = NULL, lease_until = NULL,
-		updated_at = ?1 WHERE ref_id = ?2 AND kind IN (?3, ?4) AND status IN ('queued', 'running') AND id <> ?5`
+	// qCancelRunJobs cancels the run's queued or running jobs of the kinds
+	// listed in ?3 (a JSON array) except the job ?4, as cancelJobs does.
+	qCancelRunJobs = `UPDATE jobs SET status = 'cancelled', lease_owner = NULL, lease_until = NULL,
+		updated_at = ?1 WHERE ref_id = ?2 AND kind IN (SELECT value FROM json_each(?3))
+		AND status IN ('queued', 'running') AND id <> ?4`
 )
 
 func scanWorkflowRun(r interface{ Scan(...any) error }) (*workflow.Run, error) {
@@ -225,11 +226,11 @@ func (db *DB) SaveWorkflowSteps(ctx context.Context, workspaceID, runID string, 
 }
 
 // ChangeWorkflowRun moves a run from c.From to c.To in one transaction with
-// c's steps and jobs: CONFLICT, and nothing written, unless the run's
-// status is c.From. CompletedAt is set when c.To is terminal. When
-// c.CancelJobs is set, the run's queued or running jobs of the workflow
-// kinds other than c.ExceptJobID are cancelled before c.Jobs are enqueued.
-// The run is found as GetWorkflowRun finds it.
+// c's steps, jobs and deliveries (insertDelivery): CONFLICT, and nothing
+// written, unless the run's status is c.From. CompletedAt is set when c.To
+// is terminal. The run's queued or running jobs of c.CancelKinds other
+// than c.ExceptJobID are cancelled before c.Jobs are enqueued. The run is
+// found as GetWorkflowRun finds it.
 func (db *DB) ChangeWorkflowRun(ctx context.Context, c *workflow.Change) (*workflow.Run, error) {
 	if c.To == "" {
 		return nil, canvas.Invalid("A change needs a status to move to.", canvas.Detail{Path: "/to", Message: "required"})
@@ -268,13 +269,16 @@ func (db *DB) ChangeWorkflowRun(ctx context.Context, c *workflow.Change) (*workf
 	if err := upsertWorkflowSteps(ctx, tx, id, c.Steps); err != nil {
 		return nil, err
 	}
-	if c.CancelJobs {
-		if _, err := tx.exec(ctx, qCancelWorkflowJobs, formatTime(tx.now), id, workflow.JobKindRun,
-			workflow.JobKindDeadline, c.ExceptJobID); err != nil {
+	if len(c.CancelKinds) > 0 {
+		if _, err := tx.exec(ctx, qCancelRunJobs, formatTime(tx.now), id, idList(c.CancelKinds),
+			c.ExceptJobID); err != nil {
 			return nil, err
 		}
 	}
 	if err := insertWorkflowJobs(ctx, tx, c.WorkspaceID, id, c.Jobs); err != nil {
+		return nil, err
+	}
+	if err := insertDeliveries(ctx, tx, c.Notify); err != nil {
 		return nil, err
 	}
 	r, err := getWorkflowRunTx(ctx, tx, c.WorkspaceID, id)

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/store"
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
@@ -48,7 +47,8 @@ func testApplications(t *testing.T, newStore func(t *testing.T) store.Store) {
 		_, err = f.s.UpdateApplication(f.ctx, other.ID, a.ID, webhook.ApplicationUpdate{})
 		requireCode(t, canvas.ENOTFOUND, err)
 		requireCode(t, canvas.ENOTFOUND, f.s.DeleteApplication(f.ctx, other.ID, a.ID))
-		requireCode(t, canvas.ENOTFOUND, f.s.RotateSecret(f.ctx, other.ID, a.ID, "whsec_bmV3", time.Hour))
+		requireCode(t, canvas.ENOTFOUND, f.s.RotateSecret(f.ctx, webhook.RotateSecretParams{WorkspaceID: other.ID,
+			ApplicationID: a.ID, Secret: "whsec_bmV3", Overlap: time.Hour}))
 	})
 	run(t, newStore, "ListByCanvas", func(t *testing.T, f *fixture) {
 		c1, c2 := f.Canvas("one", nil, "alice"), f.Canvas("two", nil, "alice")
@@ -99,7 +99,8 @@ func testApplications(t *testing.T, newStore func(t *testing.T) store.Store) {
 	})
 	run(t, newStore, "RotateKeepsPreviousUntilOverlap", func(t *testing.T, f *fixture) {
 		a := f.Application(nil, "https://example.com/hook", "whsec_b2xk")
-		require.NoError(t, f.s.RotateSecret(f.ctx, f.ws.ID, a.ID, "whsec_bmV3", time.Hour))
+		require.NoError(t, f.s.RotateSecret(f.ctx, webhook.RotateSecretParams{WorkspaceID: f.ws.ID,
+			ApplicationID: a.ID, Secret: "whsec_bmV3", Overlap: time.Hour}))
 		target, err := f.s.SubscriptionTarget(f.ctx, a.ID)
 		require.NoError(t, err)
 		require.Len(t, target.Secrets, 2)
@@ -109,7 +110,8 @@ func testApplications(t *testing.T, newStore func(t *testing.T) store.Store) {
 		require.NotNil(t, target.Secrets[1].ExpiresAt)
 
 		// A rotation with no overlap retires every earlier secret at once.
-		require.NoError(t, f.s.RotateSecret(f.ctx, f.ws.ID, a.ID, "whsec_bmV3ZXI=", 0))
+		require.NoError(t, f.s.RotateSecret(f.ctx, webhook.RotateSecretParams{WorkspaceID: f.ws.ID,
+			ApplicationID: a.ID, Secret: "whsec_bmV3ZXI=", Overlap: 0}))
 		target, err = f.s.SubscriptionTarget(f.ctx, a.ID)
 		require.NoError(t, err)
 		require.Len(t, target.Secrets, 1)
@@ -123,17 +125,5 @@ func testApplications(t *testing.T, newStore func(t *testing.T) store.Store) {
 		_, err = f.s.SubscriptionTarget(f.ctx, a.ID)
 		requireCode(t, canvas.ENOTFOUND, err)
 		requireCode(t, canvas.ENOTFOUND, f.s.DeleteApplication(f.ctx, f.ws.ID, a.ID))
-	})
-	run(t, newStore, "EnqueueJobsAllOrNothing", func(t *testing.T, f *fixture) {
-		ok := &queue.Job{WorkspaceID: f.ws.ID, Kind: "test.kind", RefID: "r"}
-		bad := &queue.Job{WorkspaceID: f.ws.ID}
-		requireCode(t, canvas.EINVALID, f.s.EnqueueJobs(f.ctx, []*queue.Job{ok, bad}))
-		_, err := f.s.GetJob(f.ctx, ok.ID)
-		requireCode(t, canvas.ENOTFOUND, err)
-		ok.ID = ""
-		require.NoError(t, f.s.EnqueueJobs(f.ctx, []*queue.Job{ok}))
-		got, err := f.s.GetJob(f.ctx, ok.ID)
-		require.NoError(t, err)
-		assert.Equal(t, queue.StatusQueued, got.Status)
 	})
 }

@@ -18,7 +18,7 @@ func testCanvases(t *testing.T, newStore func(t *testing.T) store.Store) {
 			AllowedCredentials: []string{"cred-1"}, CreatedBy: "alice"}
 		require.NoError(t, f.s.CreateCanvas(f.ctx, c))
 		require.NotEmpty(t, c.ID)
-		got, err := f.s.GetCanvas(f.ctx, f.ws.ID, c.ID, "")
+		got, err := f.s.GetCanvas(f.ctx, canvas.GetCanvasParams{WorkspaceID: f.ws.ID, ID: c.ID})
 		require.NoError(t, err)
 		assert.Equal(t, "Greeter", got.Title)
 		assert.Equal(t, &p.ID, got.ProjectID)
@@ -36,7 +36,7 @@ func testCanvases(t *testing.T, newStore func(t *testing.T) store.Store) {
 	})
 	run(t, newStore, "EmptyTagsAndUnrestrictedCredentials", func(t *testing.T, f *fixture) {
 		c := f.Canvas("c", nil, "alice")
-		got, err := f.s.GetCanvas(f.ctx, f.ws.ID, c.ID, "alice")
+		got, err := f.s.GetCanvas(f.ctx, canvas.GetCanvasParams{WorkspaceID: f.ws.ID, ID: c.ID, UserID: "alice"})
 		require.NoError(t, err)
 		assert.NotNil(t, got.CustomTags)
 		assert.Empty(t, got.CustomTags)
@@ -55,17 +55,20 @@ func testCanvases(t *testing.T, newStore func(t *testing.T) store.Store) {
 		}
 	})
 	run(t, newStore, "GetNotFound", func(t *testing.T, f *fixture) {
-		_, err := f.s.GetCanvas(f.ctx, f.ws.ID, "4b0c55a4-0d3d-4b8e-8f3e-0f3c1e9f3a10", "")
+		_, err := f.s.GetCanvas(f.ctx, canvas.GetCanvasParams{WorkspaceID: f.ws.ID,
+			ID: "4b0c55a4-0d3d-4b8e-8f3e-0f3c1e9f3a10"})
 		requireCode(t, canvas.ENOTFOUND, err)
 	})
 	run(t, newStore, "OtherWorkspaceNotFound", func(t *testing.T, f *fixture) {
 		c := f.Canvas("c", f.Project("p"), "alice")
 		other := f.Workspace("other")
-		_, err := f.s.GetCanvas(f.ctx, other.ID, c.ID, "")
+		_, err := f.s.GetCanvas(f.ctx, canvas.GetCanvasParams{WorkspaceID: other.ID, ID: c.ID})
 		requireCode(t, canvas.ENOTFOUND, err)
-		_, err = f.s.UpdateCanvas(f.ctx, other.ID, c.ID, canvas.CanvasUpdate{Title: ptr("x")}, "bob", "")
+		_, err = f.s.UpdateCanvas(f.ctx, canvas.UpdateCanvasParams{WorkspaceID: other.ID, ID: c.ID,
+			Update: canvas.CanvasUpdate{Title: ptr("x")}, By: "bob"})
 		requireCode(t, canvas.ENOTFOUND, err)
-		requireCode(t, canvas.ENOTFOUND, f.s.DeleteCanvas(f.ctx, other.ID, c.ID, "bob"))
+		requireCode(t, canvas.ENOTFOUND, f.s.DeleteCanvas(f.ctx, canvas.DeleteCanvasParams{WorkspaceID: other.ID,
+			ID: c.ID, By: "bob"}))
 		list, err := f.s.ListCanvases(f.ctx, canvas.CanvasFilter{WorkspaceID: other.ID, OwnerID: "alice"})
 		require.NoError(t, err)
 		assert.Empty(t, list)
@@ -73,10 +76,11 @@ func testCanvases(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "UpdateFields", func(t *testing.T, f *fixture) {
 		p, q := f.Project("p"), f.Project("q")
 		c := f.Canvas("c", p, "alice")
-		got, err := f.s.UpdateCanvas(f.ctx, f.ws.ID, c.ID, canvas.CanvasUpdate{
-			Title: ptr("renamed"), ProjectID: ptr(&q.ID), InferencesPercentage: ptr("50"),
-			LayoutVersion: ptr(canvas.LayoutV1), CustomTags: &[]string{"x"}, AllowedCredentials: &[]string{"k"},
-		}, "bob", "")
+		got, err := f.s.UpdateCanvas(f.ctx, canvas.UpdateCanvasParams{WorkspaceID: f.ws.ID, ID: c.ID,
+			Update: canvas.CanvasUpdate{
+				Title: ptr("renamed"), ProjectID: ptr(&q.ID), InferencesPercentage: ptr("50"),
+				LayoutVersion: ptr(canvas.LayoutV1), CustomTags: &[]string{"x"}, AllowedCredentials: &[]string{"k"},
+			}, By: "bob"})
 		require.NoError(t, err)
 		assert.Equal(t, "renamed", got.Title)
 		assert.Equal(t, &q.ID, got.ProjectID)
@@ -88,8 +92,8 @@ func testCanvases(t *testing.T, newStore func(t *testing.T) store.Store) {
 		assert.Equal(t, "alice", got.CreatedBy)
 		assert.False(t, got.UpdatedAt.Before(got.CreatedAt))
 
-		got, err = f.s.UpdateCanvas(f.ctx, f.ws.ID, c.ID, canvas.CanvasUpdate{
-			ProjectID: ptr[*string](nil), AllowedCredentialsNull: true}, "bob", "")
+		got, err = f.s.UpdateCanvas(f.ctx, canvas.UpdateCanvasParams{WorkspaceID: f.ws.ID, ID: c.ID,
+			Update: canvas.CanvasUpdate{ProjectID: ptr[*string](nil), AllowedCredentialsNull: true}, By: "bob"})
 		require.NoError(t, err)
 		assert.Nil(t, got.ProjectID, "moved to personal drafts")
 		assert.Nil(t, got.AllowedCredentials)
@@ -98,16 +102,18 @@ func testCanvases(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "UpdateUnknownProjectNotFound", func(t *testing.T, f *fixture) {
 		c := f.Canvas("c", nil, "alice")
 		missing := "4b0c55a4-0d3d-4b8e-8f3e-0f3c1e9f3a10"
-		_, err := f.s.UpdateCanvas(f.ctx, f.ws.ID, c.ID, canvas.CanvasUpdate{ProjectID: ptr(&missing)}, "bob", "")
+		_, err := f.s.UpdateCanvas(f.ctx, canvas.UpdateCanvasParams{WorkspaceID: f.ws.ID, ID: c.ID,
+			Update: canvas.CanvasUpdate{ProjectID: ptr(&missing)}, By: "bob"})
 		requireCode(t, canvas.ENOTFOUND, err)
 	})
 	run(t, newStore, "FavoritesArePerUser", func(t *testing.T, f *fixture) {
 		c := f.Canvas("c", f.Project("p"), "alice")
-		got, err := f.s.UpdateCanvas(f.ctx, f.ws.ID, c.ID, canvas.CanvasUpdate{Favorited: ptr(true)}, "alice", "alice")
+		got, err := f.s.UpdateCanvas(f.ctx, canvas.UpdateCanvasParams{WorkspaceID: f.ws.ID, ID: c.ID,
+			Update: canvas.CanvasUpdate{Favorited: ptr(true)}, By: "alice", UserID: "alice"})
 		require.NoError(t, err)
 		require.NotNil(t, got.Favorited)
 		assert.True(t, *got.Favorited)
-		bobs, err := f.s.GetCanvas(f.ctx, f.ws.ID, c.ID, "bob")
+		bobs, err := f.s.GetCanvas(f.ctx, canvas.GetCanvasParams{WorkspaceID: f.ws.ID, ID: c.ID, UserID: "bob"})
 		require.NoError(t, err)
 		require.NotNil(t, bobs.Favorited)
 		assert.False(t, *bobs.Favorited)
@@ -117,13 +123,14 @@ func testCanvases(t *testing.T, newStore func(t *testing.T) store.Store) {
 		require.NotNil(t, list[0].Favorited)
 		assert.True(t, *list[0].Favorited)
 
-		got, err = f.s.UpdateCanvas(f.ctx, f.ws.ID, c.ID, canvas.CanvasUpdate{Favorited: ptr(false)}, "alice", "alice")
+		got, err = f.s.UpdateCanvas(f.ctx, canvas.UpdateCanvasParams{WorkspaceID: f.ws.ID, ID: c.ID,
+			Update: canvas.CanvasUpdate{Favorited: ptr(false)}, By: "alice", UserID: "alice"})
 		require.NoError(t, err)
 		assert.False(t, *got.Favorited)
 	})
 	run(t, newStore, "UpdateNotFound", func(t *testing.T, f *fixture) {
-		_, err := f.s.UpdateCanvas(f.ctx, f.ws.ID, "4b0c55a4-0d3d-4b8e-8f3e-0f3c1e9f3a10",
-			canvas.CanvasUpdate{Title: ptr("x")}, "bob", "")
+		_, err := f.s.UpdateCanvas(f.ctx, canvas.UpdateCanvasParams{WorkspaceID: f.ws.ID,
+			ID: "4b0c55a4-0d3d-4b8e-8f3e-0f3c1e9f3a10", Update: canvas.CanvasUpdate{Title: ptr("x")}, By: "bob"})
 		requireCode(t, canvas.ENOTFOUND, err)
 	})
 	run(t, newStore, "DeleteIsSoftAndHidesEverything", func(t *testing.T, f *fixture) {
@@ -131,9 +138,10 @@ func testCanvases(t *testing.T, newStore func(t *testing.T) store.Store) {
 		v := f.Version(c, "hello")
 		e := f.Env(c, "staging")
 		f.Publish(v, env.Production)
-		require.NoError(t, f.s.DeleteCanvas(f.ctx, f.ws.ID, c.ID, "bob"))
+		require.NoError(t, f.s.DeleteCanvas(f.ctx, canvas.DeleteCanvasParams{WorkspaceID: f.ws.ID, ID: c.ID,
+			By: "bob"}))
 
-		_, err := f.s.GetCanvas(f.ctx, f.ws.ID, c.ID, "")
+		_, err := f.s.GetCanvas(f.ctx, canvas.GetCanvasParams{WorkspaceID: f.ws.ID, ID: c.ID})
 		requireCode(t, canvas.ENOTFOUND, err)
 		list, err := f.s.ListCanvases(f.ctx, canvas.CanvasFilter{WorkspaceID: f.ws.ID})
 		require.NoError(t, err)
@@ -146,13 +154,16 @@ func testCanvases(t *testing.T, newStore func(t *testing.T) store.Store) {
 		requireCode(t, canvas.ENOTFOUND, err)
 		_, err = f.s.GetEnvironment(f.ctx, f.ws.ID, e.ID)
 		requireCode(t, canvas.ENOTFOUND, err)
-		_, err = f.s.FindEnvironment(f.ctx, f.ws.ID, c.ID, env.Production)
+		_, err = f.s.FindEnvironment(f.ctx, env.FindEnvironmentParams{WorkspaceID: f.ws.ID, CanvasID: c.ID,
+			Name: env.Production})
 		requireCode(t, canvas.ENOTFOUND, err)
 		_, _, err = f.s.ListPublications(f.ctx, f.ws.ID, e.ID, 20, 0)
 		requireCode(t, canvas.ENOTFOUND, err)
-		_, err = f.s.UpdateCanvas(f.ctx, f.ws.ID, c.ID, canvas.CanvasUpdate{Title: ptr("x")}, "bob", "")
+		_, err = f.s.UpdateCanvas(f.ctx, canvas.UpdateCanvasParams{WorkspaceID: f.ws.ID, ID: c.ID,
+			Update: canvas.CanvasUpdate{Title: ptr("x")}, By: "bob"})
 		requireCode(t, canvas.ENOTFOUND, err)
-		requireCode(t, canvas.ENOTFOUND, f.s.DeleteCanvas(f.ctx, f.ws.ID, c.ID, "bob"))
+		requireCode(t, canvas.ENOTFOUND, f.s.DeleteCanvas(f.ctx, canvas.DeleteCanvasParams{WorkspaceID: f.ws.ID,
+			ID: c.ID, By: "bob"}))
 	})
 }
 
@@ -220,7 +231,8 @@ func testCanvasList(t *testing.T, newStore func(t *testing.T) store.Store) {
 		v3 := f.Version(c, "three")
 		f.Publish(v1, env.Production)
 		f.Publish(v2, env.Production)
-		require.NoError(t, f.s.DeleteVersion(f.ctx, f.ws.ID, v3.ID, "alice"))
+		require.NoError(t, f.s.DeleteVersion(f.ctx, canvas.DeleteVersionParams{WorkspaceID: f.ws.ID, ID: v3.ID,
+			By: "alice"}))
 
 		list, err := f.s.ListCanvases(f.ctx, canvas.CanvasFilter{WorkspaceID: f.ws.ID, IncludeVersions: true})
 		require.NoError(t, err)

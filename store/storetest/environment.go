@@ -14,7 +14,8 @@ import (
 func testEnvironments(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "ProductionCreatedOnDemand", func(t *testing.T, f *fixture) {
 		c := f.Canvas("c", nil, "alice")
-		prod, err := f.s.FindEnvironment(f.ctx, f.ws.ID, c.ID, env.Production)
+		prod, err := f.s.FindEnvironment(f.ctx, env.FindEnvironmentParams{WorkspaceID: f.ws.ID, CanvasID: c.ID,
+			Name: env.Production})
 		require.NoError(t, err)
 		assert.NotEmpty(t, prod.ID)
 		assert.Equal(t, env.Production, prod.Name)
@@ -23,7 +24,8 @@ func testEnvironments(t *testing.T, newStore func(t *testing.T) store.Store) {
 		assert.Equal(t, c.ID, prod.ResourceID)
 		assert.Equal(t, f.ws.ID, prod.WorkspaceID)
 		assert.Nil(t, prod.ActiveVersionID)
-		again, err := f.s.FindEnvironment(f.ctx, f.ws.ID, c.ID, env.Production)
+		again, err := f.s.FindEnvironment(f.ctx, env.FindEnvironmentParams{WorkspaceID: f.ws.ID, CanvasID: c.ID,
+			Name: env.Production})
 		require.NoError(t, err)
 		assert.Equal(t, prod.ID, again.ID)
 	})
@@ -33,7 +35,8 @@ func testEnvironments(t *testing.T, newStore func(t *testing.T) store.Store) {
 		var wg sync.WaitGroup
 		for i := range found {
 			wg.Go(func() {
-				e, err := f.s.FindEnvironment(f.ctx, f.ws.ID, c.ID, env.Production)
+				e, err := f.s.FindEnvironment(f.ctx, env.FindEnvironmentParams{WorkspaceID: f.ws.ID, CanvasID: c.ID,
+					Name: env.Production})
 				if assert.NoError(t, err) {
 					found[i] = e.ID
 				}
@@ -49,12 +52,15 @@ func testEnvironments(t *testing.T, newStore func(t *testing.T) store.Store) {
 	})
 	run(t, newStore, "FindNotFound", func(t *testing.T, f *fixture) {
 		c := f.Canvas("c", nil, "alice")
-		_, err := f.s.FindEnvironment(f.ctx, f.ws.ID, c.ID, "staging")
+		_, err := f.s.FindEnvironment(f.ctx, env.FindEnvironmentParams{WorkspaceID: f.ws.ID, CanvasID: c.ID,
+			Name: "staging"})
 		requireCode(t, canvas.ENOTFOUND, err)
-		_, err = f.s.FindEnvironment(f.ctx, f.ws.ID, missingID, env.Production)
+		_, err = f.s.FindEnvironment(f.ctx, env.FindEnvironmentParams{WorkspaceID: f.ws.ID, CanvasID: missingID,
+			Name: env.Production})
 		requireCode(t, canvas.ENOTFOUND, err)
 		other := f.Workspace("other")
-		_, err = f.s.FindEnvironment(f.ctx, other.ID, c.ID, env.Production)
+		_, err = f.s.FindEnvironment(f.ctx, env.FindEnvironmentParams{WorkspaceID: other.ID, CanvasID: c.ID,
+			Name: env.Production})
 		requireCode(t, canvas.ENOTFOUND, err)
 	})
 	run(t, newStore, "CreateGetList", func(t *testing.T, f *fixture) {
@@ -126,7 +132,8 @@ func testEnvironments(t *testing.T, newStore func(t *testing.T) store.Store) {
 		requireCode(t, canvas.ENOTFOUND, err)
 		_, _, err = f.s.ListPublications(f.ctx, f.ws.ID, e.ID, 20, 0)
 		requireCode(t, canvas.ENOTFOUND, err)
-		require.NoError(t, f.s.DeleteVersion(f.ctx, f.ws.ID, v.ID, "bob"), "the version is no longer published")
+		require.NoError(t, f.s.DeleteVersion(f.ctx, canvas.DeleteVersionParams{WorkspaceID: f.ws.ID, ID: v.ID,
+			By: "bob"}), "the version is no longer published")
 
 		again := f.Env(c, "staging")
 		page, total, err := f.s.ListPublications(f.ctx, f.ws.ID, again.ID, 20, 0)
@@ -136,7 +143,8 @@ func testEnvironments(t *testing.T, newStore func(t *testing.T) store.Store) {
 	})
 	run(t, newStore, "DeleteProductionConflict", func(t *testing.T, f *fixture) {
 		c := f.Canvas("c", nil, "alice")
-		prod, err := f.s.FindEnvironment(f.ctx, f.ws.ID, c.ID, env.Production)
+		prod, err := f.s.FindEnvironment(f.ctx, env.FindEnvironmentParams{WorkspaceID: f.ws.ID, CanvasID: c.ID,
+			Name: env.Production})
 		require.NoError(t, err)
 		requireCode(t, canvas.ECONFLICT, f.s.DeleteEnvironment(f.ctx, f.ws.ID, prod.ID))
 	})

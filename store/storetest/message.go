@@ -55,8 +55,9 @@ func testMessages(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "Update", func(t *testing.T, f *fixture) {
 		v := f.Version(f.Canvas("c", nil, "alice"), "prompt")
 		md := "# new"
-		got, err := f.s.UpdateMessage(f.ctx, f.ws.ID, v.Messages[0].ID, canvas.MessageUpdate{
-			Content: ptr("new"), MarkdownContent: &md, Index: ptr(3), Role: ptr(canvas.RoleUser)}, "bob")
+		got, err := f.s.UpdateMessage(f.ctx, canvas.UpdateMessageParams{WorkspaceID: f.ws.ID, ID: v.Messages[0].ID,
+			Update: canvas.MessageUpdate{Content: ptr("new"), MarkdownContent: &md, Index: ptr(3),
+				Role: ptr(canvas.RoleUser)}, By: "bob"})
 		require.NoError(t, err)
 		assert.Equal(t, "new", got.Content)
 		assert.Equal(t, &md, got.MarkdownContent)
@@ -69,7 +70,8 @@ func testMessages(t *testing.T, newStore func(t *testing.T) store.Store) {
 		assert.Nil(t, version.Content, "a user message at index 3 is no prompt")
 	})
 	run(t, newStore, "UpdateNotFound", func(t *testing.T, f *fixture) {
-		_, err := f.s.UpdateMessage(f.ctx, f.ws.ID, missingID, canvas.MessageUpdate{Content: ptr("x")}, "bob")
+		_, err := f.s.UpdateMessage(f.ctx, canvas.UpdateMessageParams{WorkspaceID: f.ws.ID, ID: missingID,
+			Update: canvas.MessageUpdate{Content: ptr("x")}, By: "bob"})
 		requireCode(t, canvas.ENOTFOUND, err)
 	})
 	run(t, newStore, "DeleteIsSoft", func(t *testing.T, f *fixture) {
@@ -82,7 +84,8 @@ func testMessages(t *testing.T, newStore func(t *testing.T) store.Store) {
 		require.NoError(t, err)
 		assert.NotNil(t, list)
 		assert.Empty(t, list)
-		_, err = f.s.UpdateMessage(f.ctx, f.ws.ID, id, canvas.MessageUpdate{Content: ptr("x")}, "bob")
+		_, err = f.s.UpdateMessage(f.ctx, canvas.UpdateMessageParams{WorkspaceID: f.ws.ID, ID: id,
+			Update: canvas.MessageUpdate{Content: ptr("x")}, By: "bob"})
 		requireCode(t, canvas.ENOTFOUND, err)
 		requireCode(t, canvas.ENOTFOUND, f.s.DeleteMessage(f.ctx, f.ws.ID, id))
 		got, err := f.s.GetVersion(f.ctx, f.ws.ID, v.ID)
@@ -98,7 +101,8 @@ func testMessages(t *testing.T, newStore func(t *testing.T) store.Store) {
 		requireCode(t, canvas.ENOTFOUND, err)
 		_, err = f.s.ListMessages(f.ctx, other.ID, v.ID)
 		requireCode(t, canvas.ENOTFOUND, err)
-		_, err = f.s.UpdateMessage(f.ctx, other.ID, id, canvas.MessageUpdate{Content: ptr("x")}, "bob")
+		_, err = f.s.UpdateMessage(f.ctx, canvas.UpdateMessageParams{WorkspaceID: other.ID, ID: id,
+			Update: canvas.MessageUpdate{Content: ptr("x")}, By: "bob"})
 		requireCode(t, canvas.ENOTFOUND, err)
 		requireCode(t, canvas.ENOTFOUND, f.s.DeleteMessage(f.ctx, other.ID, id))
 	})

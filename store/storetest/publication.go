@@ -96,7 +96,8 @@ func testPublications(t *testing.T, newStore func(t *testing.T) store.Store) {
 		c, d := f.Canvas("c", nil, "alice"), f.Canvas("d", nil, "alice")
 		v, elsewhere := f.Version(c, "one"), f.Version(d, "other")
 		deleted := f.Version(c, "gone")
-		require.NoError(t, f.s.DeleteVersion(f.ctx, f.ws.ID, deleted.ID, "bob"))
+		require.NoError(t, f.s.DeleteVersion(f.ctx, canvas.DeleteVersionParams{WorkspaceID: f.ws.ID, ID: deleted.ID,
+			By: "bob"}))
 		other := f.Workspace("other")
 		for name, p := range map[string]env.PublishParams{
 			"custom environment missing": {WorkspaceID: f.ws.ID, CanvasID: c.ID, EnvName: "staging", VersionID: v.ID},
@@ -110,7 +111,8 @@ func testPublications(t *testing.T, newStore func(t *testing.T) store.Store) {
 			_, _, err := f.s.Publish(f.ctx, p)
 			assert.Equal(t, canvas.ENOTFOUND, canvas.ErrorCode(err), "%s: %v", name, err)
 		}
-		prod, err := f.s.FindEnvironment(f.ctx, f.ws.ID, c.ID, env.Production)
+		prod, err := f.s.FindEnvironment(f.ctx, env.FindEnvironmentParams{WorkspaceID: f.ws.ID, CanvasID: c.ID,
+			Name: env.Production})
 		require.NoError(t, err)
 		assert.Empty(t, f.History(prod), "failed publishes leave no history")
 	})
@@ -178,7 +180,8 @@ func testPublications(t *testing.T, newStore func(t *testing.T) store.Store) {
 			})
 		}
 		wg.Wait()
-		prod, err := f.s.FindEnvironment(f.ctx, f.ws.ID, c.ID, env.Production)
+		prod, err := f.s.FindEnvironment(f.ctx, env.FindEnvironmentParams{WorkspaceID: f.ws.ID, CanvasID: c.ID,
+			Name: env.Production})
 		require.NoError(t, err)
 		hist := f.History(prod)
 		require.Len(t, hist, int(created.Load()), "one history entry per created publication")
@@ -242,7 +245,8 @@ func testPublications(t *testing.T, newStore func(t *testing.T) store.Store) {
 			return nil, canvas.Errorf(canvas.ECONFLICT, "no outbox today")
 		})
 		requireCode(t, canvas.ECONFLICT, err)
-		prod, err := f.s.FindEnvironment(f.ctx, f.ws.ID, c.ID, env.Production)
+		prod, err := f.s.FindEnvironment(f.ctx, env.FindEnvironmentParams{WorkspaceID: f.ws.ID, CanvasID: c.ID,
+			Name: env.Production})
 		require.NoError(t, err)
 		assert.Len(t, f.History(prod), 2, "the failed publishes left no history")
 		assert.Equal(t, v2.ID, *prod.ActiveVersionID)
@@ -278,7 +282,8 @@ func testPublications(t *testing.T, newStore func(t *testing.T) store.Store) {
 		}
 		wg.Wait()
 		for i, r := range results {
-			prod, err := f.s.FindEnvironment(f.ctx, f.ws.ID, r.canvas.ID, env.Production)
+			prod, err := f.s.FindEnvironment(f.ctx, env.FindEnvironmentParams{WorkspaceID: f.ws.ID,
+				CanvasID: r.canvas.ID, Name: env.Production})
 			require.NoError(t, err)
 			_, jobErr := f.s.GetJob(f.ctx, r.jobID)
 			if i%2 == 1 {

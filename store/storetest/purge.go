@@ -103,7 +103,7 @@ func testPurge(t *testing.T, newStore func(t *testing.T) store.Store) {
 		done, failed, cancelled := f.Job("k", "done", time.Time{}), f.Job("k", "failed", time.Time{}), f.Job("k", "cancelled", time.Time{})
 		require.Len(t, f.Claim("w", 10, longLease, "k"), 3)
 		require.NoError(t, f.s.CompleteJob(f.ctx, done.ID, "w"))
-		require.NoError(t, f.s.FailJob(f.ctx, failed.ID, "w", "boom"))
+		require.NoError(t, f.s.FailJob(f.ctx, queue.FailJobParams{ID: failed.ID, Owner: "w", LastError: "boom"}))
 		_, err := f.s.CancelJobs(f.ctx, "cancelled")
 		require.NoError(t, err)
 		queued := f.Job("k", "queued", time.Now().Add(time.Hour))
@@ -124,8 +124,8 @@ func testPurge(t *testing.T, newStore func(t *testing.T) store.Store) {
 	})
 	run(t, newStore, "PurgeDeliveries", func(t *testing.T, f *fixture) {
 		get := func(id string) error { _, err := f.s.GetDelivery(f.ctx, f.ws.ID, id); return err }
-		end := func(j *queue.Job, status string) string {
-			id := deliveryID(t, j)
+		end := func(o webhook.Outgoing, status string) string {
+			id := o.Delivery.ID
 			require.NoError(t, f.s.RecordAttempt(f.ctx, webhook.AttemptOutcome{WorkspaceID: f.ws.ID, DeliveryID: id,
 				Attempt: &webhook.LoggedAttempt{At: time.Now().UTC(), StatusCode: ptr(200)}, Status: status}))
 			return id
@@ -135,7 +135,7 @@ func testPurge(t *testing.T, newStore func(t *testing.T) store.Store) {
 			old = append(old, end(f.Delivery("", webhook.EventCompletionSucceeded), webhook.StatusSucceeded))
 		}
 		old = append(old, end(f.Delivery("", webhook.EventCompletionFailed), webhook.StatusFailed))
-		pending := deliveryID(t, f.Delivery("", webhook.EventCompletionSucceeded))
+		pending := f.Delivery("", webhook.EventCompletionSucceeded).Delivery.ID
 		retrying := end(f.Delivery("", webhook.EventCompletionSucceeded), webhook.StatusPending)
 		cut := f.Cutoff()
 		recent := end(f.Delivery("", webhook.EventCompletionSucceeded), webhook.StatusSucceeded)
@@ -153,12 +153,13 @@ func testPurge(t *testing.T, newStore func(t *testing.T) store.Store) {
 		sync := func() string {
 			r := f.Run(v)
 			r.Async, r.Status = false, completion.StatusCompleted
-			require.NoError(t, f.s.CreateRun(f.ctx, r, nil))
+			require.NoError(t, f.s.CreateRun(f.ctx, completion.CreateRunParams{Run: r}))
 			return r.ID
 		}
 		async := func(finish string) string {
 			r := f.Run(v)
-			require.NoError(t, f.s.CreateRun(f.ctx, r, &queue.Job{WorkspaceID: f.ws.ID, Kind: completion.JobKindCompletion}))
+			require.NoError(t, f.s.CreateRun(f.ctx, completion.CreateRunParams{Run: r,
+				Job: &queue.Job{WorkspaceID: f.ws.ID, Kind: completion.JobKindCompletion}}))
 			if finish == "" {
 				return r.ID
 			}
@@ -166,7 +167,7 @@ func testPurge(t *testing.T, newStore func(t *testing.T) store.Store) {
 			require.NoError(t, err)
 			if finish != completion.StatusRunning {
 				r.Status = finish
-				require.NoError(t, f.s.FinishRun(f.ctx, r, nil))
+				require.NoError(t, f.s.FinishRun(f.ctx, completion.FinishRunParams{Run: r}))
 			}
 			return r.ID
 		}

@@ -197,9 +197,11 @@ func testQueue(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "RetrySetsRunAtAndError", func(t *testing.T, f *fixture) {
 		j := f.Job("a", "", time.Time{})
 		require.Len(t, f.Claim("w1", 1, longLease, "a"), 1)
-		requireCode(t, canvas.ECONFLICT, f.s.RetryJob(f.ctx, j.ID, "w2", time.Now(), "nope"))
+		requireCode(t, canvas.ECONFLICT, f.s.RetryJob(f.ctx, queue.RetryJobParams{ID: j.ID, Owner: "w2", RunAt: time.Now(),
+			LastError: "nope"}))
 		runAt := time.Now().Add(time.Hour).UTC()
-		require.NoError(t, f.s.RetryJob(f.ctx, j.ID, "w1", runAt, "provider timed out"))
+		require.NoError(t, f.s.RetryJob(f.ctx, queue.RetryJobParams{ID: j.ID, Owner: "w1", RunAt: runAt,
+			LastError: "provider timed out"}))
 		got := f.GetJob(j.ID)
 		assert.Equal(t, queue.StatusQueued, got.Status)
 		assert.True(t, runAt.Equal(got.RunAt), "run_at %v, want %v", got.RunAt, runAt)
@@ -211,7 +213,8 @@ func testQueue(t *testing.T, newStore func(t *testing.T) store.Store) {
 
 		require.NoError(t, f.s.EnqueueJob(f.ctx, &queue.Job{ID: "soon", Kind: "b"}))
 		require.Len(t, f.Claim("w1", 1, longLease, "b"), 1)
-		require.NoError(t, f.s.RetryJob(f.ctx, "soon", "w1", time.Now().Add(-time.Second), "again"))
+		require.NoError(t, f.s.RetryJob(f.ctx, queue.RetryJobParams{ID: "soon", Owner: "w1", RunAt: time.Now().Add(-time.Second),
+			LastError: "again"}))
 		again := f.Claim("w2", 1, longLease, "b")
 		require.Len(t, again, 1)
 		assert.Equal(t, 2, again[0].Attempts)
@@ -220,13 +223,15 @@ func testQueue(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "FailIsFinal", func(t *testing.T, f *fixture) {
 		j := f.Job("a", "", time.Time{})
 		require.Len(t, f.Claim("w1", 1, longLease, "a"), 1)
-		requireCode(t, canvas.ECONFLICT, f.s.FailJob(f.ctx, j.ID, "w2", "nope"))
-		require.NoError(t, f.s.FailJob(f.ctx, j.ID, "w1", "schema mismatch"))
+		requireCode(t, canvas.ECONFLICT, f.s.FailJob(f.ctx, queue.FailJobParams{ID: j.ID,
+			Owner: "w2", LastError: "nope"}))
+		require.NoError(t, f.s.FailJob(f.ctx, queue.FailJobParams{ID: j.ID, Owner: "w1", LastError: "schema mismatch"}))
 		got := f.GetJob(j.ID)
 		assert.Equal(t, queue.StatusFailed, got.Status)
 		assert.Equal(t, "schema mismatch", got.LastError)
 		assert.Empty(t, f.Claim("w1", 1, longLease, "a"))
-		requireCode(t, canvas.ENOTFOUND, f.s.FailJob(f.ctx, "missing", "w1", "x"))
+		requireCode(t, canvas.ENOTFOUND, f.s.FailJob(f.ctx, queue.FailJobParams{ID: "missing",
+			Owner: "w1", LastError: "x"}))
 	})
 	run(t, newStore, "ReleaseDoesNotCountAttempt", func(t *testing.T, f *fixture) {
 		j := f.Job("a", "", time.Time{})

@@ -30,12 +30,35 @@ func (f *fixture) Run(v *canvas.Version) *completion.Run {
 	}
 }
 
+// StartedRun stores a queued async completion run with its job and starts
+// it.
+func (f *fixture) StartedRun() *completion.Run {
+	f.t.Helper()
+	r := f.Run(f.Version(f.Canvas("c", f.Project("p"), "alice"), "hello"))
+	require.NoError(f.t, f.s.CreateRun(f.ctx, completion.CreateRunParams{Run: r,
+		Job: &queue.Job{WorkspaceID: r.WorkspaceID, Kind: completion.JobKindCompletion}}))
+	started, err := f.s.StartRun(f.ctx, f.ws.ID, r.ID)
+	require.NoError(f.t, err)
+	require.Equal(f.t, completion.StatusRunning, started.Status)
+	return started
+}
+
+// RunNotification returns a delivery of r's notification to r's webhook
+// URL, not yet written.
+func (f *fixture) RunNotification(r *completion.Run) webhook.Outgoing {
+	f.t.Helper()
+	o, err := webhook.NewOutgoing(r.WorkspaceID, r.ID, webhook.Delivery{URL: r.WebhookURL,
+		Event: webhook.Event{Type: webhook.EventCompletionSucceeded, Data: json.RawMessage(`{}`)}})
+	require.NoError(f.t, err)
+	return o
+}
+
 func testRuns(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "CreateWithJob", func(t *testing.T, f *fixture) {
 		v := f.Version(f.Canvas("c", f.Project("p"), "alice"), "hello")
 		r := f.Run(v)
 		job := &queue.Job{WorkspaceID: r.WorkspaceID, Kind: completion.JobKindCompletion}
-		require.NoError(t, f.s.CreateRun(f.ctx, r, job))
+		require.NoError(t, f.s.CreateRun(f.ctx, completion.CreateRunParams{Run: r, Job: job}))
 		require.NotEmpty(t, r.ID)
 		assert.False(t, r.CreatedAt.IsZero())
 		assert.Nil(t, r.CompletedAt)
@@ -63,7 +86,7 @@ func testRuns(t *testing.T, newStore func(t *testing.T) store.Store) {
 		r.Result = &completion.Response{ID: r.ID, Object: completion.ResponseObject, Created: 1,
 			Choices: []completion.Choice{{Message: completion.ChoiceMessage{Role: canvas.RoleAssistant,
 				Content: completion.Content{Text: "hello"}}}}}
-		require.NoError(t, f.s.CreateRun(f.ctx, r, nil))
+		require.NoError(t, f.s.CreateRun(f.ctx, completion.CreateRunParams{Run: r}))
 		assert.Equal(t, "0b6f3c1e-8a52-4d77-9a3e-0c1d2e3f4a5b", r.ID, "a given id is kept")
 		got, err := f.s.GetRun(f.ctx, f.ws.ID, r.ID)
 		require.NoError(t, err)
@@ -77,7 +100,7 @@ func testRuns(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "GetNotFound", func(t *testing.T, f *fixture) {
 		v := f.Version(f.Canvas("c", f.Project("p"), "alice"), "hello")
 		r := f.Run(v)
-		require.NoError(t, f.s.CreateRun(f.ctx, r, nil))
+		require.NoError(t, f.s.CreateRun(f.ctx, completion.CreateRunParams{Run: r}))
 		other := f.Workspace("other")
 		_, err := f.s.GetRun(f.ctx, other.ID, r.ID)
 		requireCode(t, canvas.ENOTFOUND, err)
@@ -87,51 +110,99 @@ func testRuns(t *testing.T, newStore func(t *testing.T) store.Store) {
 		requireCode(t, canvas.ENOTFOUND, err)
 	})
 	run(t, newStore, "StartAndFinish", func(t *testing.T, f *fixture) {
-		v := f.Version(f.Canvas("c", f.Project("p"), "alice"), "hello")
-		r := f.Run(v)
-		require.NoError(t, f.s.CreateRun(f.ctx, r, &queue.Job{WorkspaceID: r.WorkspaceID, Kind: completion.JobKindCompletion}))
-		started, err := f.s.StartRun(f.ctx, f.ws.ID, r.ID)
-		require.NoError(t, err)
-		assert.Equal(t, completion.StatusRunning, started.Status)
-		_, err = f.s.StartRun(f.ctx, f.ws.ID, r.ID)
+		r := f.StartedRun()
+		_, err := f.s.StartRun(f.ctx, f.ws.ID, r.ID)
 		require.NoError(t, err, "a running run may be started again by a re-claimed job")
 
-		started.Status = completion.StatusFailed
-		started.Error = &completion.RunError{Code: canvas.EPROVIDER, Message: "down",
+		r.Status = completion.StatusFailed
+		r.Error = &completion.RunError{Code: canvas.EPROVIDER, Message: "down",
 			Details: []canvas.Detail{{Path: "/output", Message: "bad"}}}
-		started.Usage = model.Usage{InputTokens: 4, OutputTokens: 2}
-		notify, err := webhook.NewJob(r.WorkspaceID, r.ID, webhook.Delivery{URL: r.WebhookURL,
-			Event: webhook.Event{Type: webhook.EventCompletionFailed, Data: json.RawMessage(`{}`)}})
-		require.NoError(t, err)
-		require.NoError(t, f.s.FinishRun(f.ctx, started, notify))
-		require.NotNil(t, started.CompletedAt)
+		r.Usage = model.Usage{InputTokens: 4, OutputTokens: 2}
+		require.NoError(t, f.s.FinishRun(f.ctx, completion.FinishRunParams{Run: r}))
+		require.NotNil(t, r.CompletedAt)
 
 		got, err := f.s.GetRun(f.ctx, f.ws.ID, r.ID)
 		require.NoError(t, err)
 		assert.Equal(t, completion.StatusFailed, got.Status)
-		assert.Equal(t, started.Error, got.Error)
-		assert.Equal(t, started.Usage, got.Usage)
+		assert.Equal(t, r.Error, got.Error)
+		assert.Equal(t, r.Usage, got.Usage)
 		assert.NotNil(t, got.CompletedAt)
-		j, err := f.s.GetJob(f.ctx, notify.ID)
-		require.NoError(t, err)
-		assert.Equal(t, webhook.JobKind, j.Kind, "the delivery job was written with the final state")
-
-		again, err := webhook.NewJob(r.WorkspaceID, r.ID, webhook.Delivery{URL: r.WebhookURL})
-		require.NoError(t, err)
-		again.ID = "5c0d7e1a-2b3c-4d5e-8f90-a1b2c3d4e5f6"
-		requireCode(t, canvas.ECONFLICT, f.s.FinishRun(f.ctx, started, again))
-		_, err = f.s.GetJob(f.ctx, again.ID)
-		requireCode(t, canvas.ENOTFOUND, err)
 		_, err = f.s.StartRun(f.ctx, f.ws.ID, r.ID)
 		requireCode(t, canvas.ECONFLICT, err)
+	})
+	run(t, newStore, "FinishWritesNotification", func(t *testing.T, f *fixture) {
+		r := f.StartedRun()
+		r.Status = completion.StatusCompleted
+		url, app := f.RunNotification(r), f.RunNotification(r)
+		app.Delivery.ApplicationID = "app-1"
+		require.NoError(t, f.s.FinishRun(f.ctx, completion.FinishRunParams{Run: r, Notify: []webhook.Outgoing{url, app}}))
+		for _, o := range []webhook.Outgoing{url, app} {
+			st, _ := f.DeliveryStatus(o.Delivery.ID)
+			assert.Equal(t, webhook.StatusPending, st, "the delivery was written with the final state")
+			assert.Equal(t, queue.StatusQueued, f.GetJob(o.Job.ID).Status)
+		}
+		page, err := f.s.ListDeliveries(f.ctx, webhook.DeliveryFilter{WorkspaceID: f.ws.ID, ApplicationID: "app-1", Limit: 10})
+		require.NoError(t, err)
+		require.Len(t, page.Items, 1)
+		assert.Equal(t, app.Delivery.ID, page.Items[0].ID, "each row as given")
+	})
+	run(t, newStore, "FinishAgainWritesNoNotification", func(t *testing.T, f *fixture) {
+		r := f.StartedRun()
+		r.Status = completion.StatusCompleted
+		require.NoError(t, f.s.FinishRun(f.ctx, completion.FinishRunParams{Run: r}))
+		again := f.RunNotification(r)
+		requireCode(t, canvas.ECONFLICT, f.s.FinishRun(f.ctx, completion.FinishRunParams{Run: r,
+			Notify: []webhook.Outgoing{again}}))
+		_, err := f.s.GetDelivery(f.ctx, f.ws.ID, again.Delivery.ID)
+		requireCode(t, canvas.ENOTFOUND, err)
+		_, err = f.s.GetJob(f.ctx, again.Job.ID)
+		requireCode(t, canvas.ENOTFOUND, err)
+	})
+	run(t, newStore, "FinishAllOrNothing", func(t *testing.T, f *fixture) {
+		r := f.StartedRun()
+		r.Status = completion.StatusCompleted
+		bad := f.RunNotification(r)
+		bad.Delivery.ID = ""
+		requireCode(t, canvas.EINVALID, f.s.FinishRun(f.ctx, completion.FinishRunParams{Run: r,
+			Notify: []webhook.Outgoing{f.RunNotification(r), bad}}))
+		got, err := f.s.GetRun(f.ctx, f.ws.ID, r.ID)
+		require.NoError(t, err)
+		assert.Equal(t, completion.StatusRunning, got.Status, "the run did not finish without its notification")
+		page, err := f.s.ListDeliveries(f.ctx, webhook.DeliveryFilter{WorkspaceID: f.ws.ID, Limit: 10})
+		require.NoError(t, err)
+		assert.Zero(t, page.Total)
+	})
+	run(t, newStore, "CreateTerminalWritesNotification", func(t *testing.T, f *fixture) {
+		v := f.Version(f.Canvas("c", f.Project("p"), "alice"), "hello")
+		r := f.Run(v)
+		r.ID, r.Async, r.Status = "1b6f3c1e-8a52-4d77-9a3e-0c1d2e3f4a5b", false, completion.StatusCompleted
+		o := f.RunNotification(r)
+		require.NoError(t, f.s.CreateRun(f.ctx, completion.CreateRunParams{Run: r, Notify: []webhook.Outgoing{o}}))
+		_, err := f.s.GetRun(f.ctx, f.ws.ID, r.ID)
+		require.NoError(t, err)
+		st, _ := f.DeliveryStatus(o.Delivery.ID)
+		assert.Equal(t, webhook.StatusPending, st, "a sync run is recorded with its notification")
+		assert.Equal(t, r.ID, f.GetJob(o.Job.ID).RefID)
+
+		// A bad delivery writes neither the run nor the others.
+		other := f.Run(v)
+		other.ID, other.Async, other.Status = "2b6f3c1e-8a52-4d77-9a3e-0c1d2e3f4a5b", false, completion.StatusCompleted
+		ok, bad := f.RunNotification(other), f.RunNotification(other)
+		bad.Job.Kind = ""
+		requireCode(t, canvas.EINVALID, f.s.CreateRun(f.ctx, completion.CreateRunParams{Run: other,
+			Notify: []webhook.Outgoing{ok, bad}}))
+		_, err = f.s.GetRun(f.ctx, f.ws.ID, other.ID)
+		requireCode(t, canvas.ENOTFOUND, err)
+		_, err = f.s.GetDelivery(f.ctx, f.ws.ID, ok.Delivery.ID)
+		requireCode(t, canvas.ENOTFOUND, err)
 	})
 	testRunCommits(t, newStore)
 	run(t, newStore, "FinishNeedsTerminal", func(t *testing.T, f *fixture) {
 		v := f.Version(f.Canvas("c", f.Project("p"), "alice"), "hello")
 		r := f.Run(v)
-		require.NoError(t, f.s.CreateRun(f.ctx, r, nil))
+		require.NoError(t, f.s.CreateRun(f.ctx, completion.CreateRunParams{Run: r}))
 		r.Status = completion.StatusRunning
-		requireCode(t, canvas.EINVALID, f.s.FinishRun(f.ctx, r, nil))
+		requireCode(t, canvas.EINVALID, f.s.FinishRun(f.ctx, completion.FinishRunParams{Run: r}))
 	})
 }
 
@@ -148,12 +219,12 @@ func testRunCommits(t *testing.T, newStore func(t *testing.T) store.Store) {
 		}
 		runs[0].ID = "6e1c3f0a-1b2c-4d3e-9f80-a1b2c3d4e5f6"
 		runs[n-1].ID = runs[0].ID // collides with the first: fails alone
-		require.NoError(t, f.s.CreateRun(f.ctx, runs[0], nil))
+		require.NoError(t, f.s.CreateRun(f.ctx, completion.CreateRunParams{Run: runs[0]}))
 		for i := 1; i < n; i++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = f.s.CreateRun(f.ctx, runs[i], nil)
+				errs[i] = f.s.CreateRun(f.ctx, completion.CreateRunParams{Run: runs[i]})
 			}()
 		}
 		wg.Wait()
@@ -172,7 +243,7 @@ func testRunCommits(t *testing.T, newStore func(t *testing.T) store.Store) {
 		r.ID = "7e1c3f0a-1b2c-4d3e-9f80-a1b2c3d4e5f6"
 		ctx, cancel := context.WithCancel(f.ctx)
 		cancel()
-		require.Error(t, f.s.CreateRun(ctx, r, nil))
+		require.Error(t, f.s.CreateRun(ctx, completion.CreateRunParams{Run: r}))
 		_, err := f.s.GetRun(f.ctx, f.ws.ID, r.ID)
 		requireCode(t, canvas.ENOTFOUND, err)
 	})

@@ -77,7 +77,8 @@ func testTestCases(t *testing.T, newStore func(t *testing.T) store.Store) {
 	})
 	run(t, newStore, "CreateInDeletedCanvasNotFound", func(t *testing.T, f *fixture) {
 		c := f.Canvas("c", nil, "alice")
-		require.NoError(t, f.s.DeleteCanvas(f.ctx, f.ws.ID, c.ID, "alice"))
+		require.NoError(t, f.s.DeleteCanvas(f.ctx, canvas.DeleteCanvasParams{WorkspaceID: f.ws.ID, ID: c.ID,
+			By: "alice"}))
 		err := f.s.CreateTestCase(f.ctx, &testcase.TestCase{WorkspaceID: f.ws.ID, PromptID: c.ID})
 		requireCode(t, canvas.ENOTFOUND, err)
 	})
@@ -93,13 +94,15 @@ func testTestCases(t *testing.T, newStore func(t *testing.T) store.Store) {
 		want := "out"
 		wantPtr := &want
 		title := "renamed"
-		got, err := f.s.UpdateTestCase(f.ctx, f.ws.ID, tc.ID, testcase.Update{Title: &title, ExpectedOutput: &wantPtr}, "bob")
+		got, err := f.s.UpdateTestCase(f.ctx, testcase.UpdateTestCaseParams{WorkspaceID: f.ws.ID, ID: tc.ID,
+			Update: testcase.Update{Title: &title, ExpectedOutput: &wantPtr}, By: "bob"})
 		require.NoError(t, err)
 		assert.Equal(t, "renamed", got.Title)
 		assert.Equal(t, "out", *got.ExpectedOutput)
 		assert.Equal(t, "bob", got.UpdatedBy)
 		var none *string
-		got, err = f.s.UpdateTestCase(f.ctx, f.ws.ID, tc.ID, testcase.Update{ExpectedOutput: &none}, "bob")
+		got, err = f.s.UpdateTestCase(f.ctx, testcase.UpdateTestCaseParams{WorkspaceID: f.ws.ID, ID: tc.ID,
+			Update: testcase.Update{ExpectedOutput: &none}, By: "bob"})
 		require.NoError(t, err)
 		assert.Nil(t, got.ExpectedOutput)
 		assert.Equal(t, "renamed", got.Title)
@@ -137,7 +140,8 @@ func testTestCases(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "DeletedCanvasHidesTestCases", func(t *testing.T, f *fixture) {
 		c := f.Canvas("c", nil, "alice")
 		tc := f.TestCaseOf(c, "a")
-		require.NoError(t, f.s.DeleteCanvas(f.ctx, f.ws.ID, c.ID, "alice"))
+		require.NoError(t, f.s.DeleteCanvas(f.ctx, canvas.DeleteCanvasParams{WorkspaceID: f.ws.ID, ID: c.ID,
+			By: "alice"}))
 		_, err := f.s.GetTestCase(f.ctx, f.ws.ID, tc.ID)
 		requireCode(t, canvas.ENOTFOUND, err)
 	})

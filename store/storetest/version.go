@@ -60,7 +60,8 @@ func testVersions(t *testing.T, newStore func(t *testing.T) store.Store) {
 		c := f.Canvas("c", nil, "alice")
 		first := &canvas.Version{PromptID: c.ID, WorkspaceID: f.ws.ID, Title: "named", CreatedBy: "alice"}
 		require.NoError(t, f.s.CreateVersion(f.ctx, first))
-		require.NoError(t, f.s.DeleteVersion(f.ctx, f.ws.ID, first.ID, "alice"))
+		require.NoError(t, f.s.DeleteVersion(f.ctx, canvas.DeleteVersionParams{WorkspaceID: f.ws.ID, ID: first.ID,
+			By: "alice"}))
 		second := &canvas.Version{PromptID: c.ID, WorkspaceID: f.ws.ID, CreatedBy: "alice"}
 		require.NoError(t, f.s.CreateVersion(f.ctx, second))
 		assert.Equal(t, 2, second.VersionIndex, "positions are never reused")
@@ -133,7 +134,8 @@ func testVersions(t *testing.T, newStore func(t *testing.T) store.Store) {
 		c := f.Canvas("c", nil, "alice")
 		v1, v2 := f.Version(c, "one"), f.Version(c, "two")
 		assert.Equal(t, []int{1, 2}, []int{v1.VersionIndex, v2.VersionIndex})
-		require.NoError(t, f.s.DeleteVersion(f.ctx, f.ws.ID, v2.ID, "bob"))
+		require.NoError(t, f.s.DeleteVersion(f.ctx, canvas.DeleteVersionParams{WorkspaceID: f.ws.ID, ID: v2.ID,
+			By: "bob"}))
 		v3 := f.Version(c, "three")
 		assert.Equal(t, 3, v3.VersionIndex)
 	})
@@ -148,7 +150,8 @@ func testVersions(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "ListHistoryOrder", func(t *testing.T, f *fixture) {
 		c := f.Canvas("c", nil, "alice")
 		v1, v2, v3 := f.Version(c, "one"), f.Version(c, "two"), f.Version(c, "three")
-		require.NoError(t, f.s.DeleteVersion(f.ctx, f.ws.ID, v2.ID, "bob"))
+		require.NoError(t, f.s.DeleteVersion(f.ctx, canvas.DeleteVersionParams{WorkspaceID: f.ws.ID, ID: v2.ID,
+			By: "bob"}))
 		other := f.Version(f.Canvas("d", nil, "alice"), "elsewhere")
 		list, err := f.s.ListVersions(f.ctx, f.ws.ID, c.ID)
 		require.NoError(t, err)
@@ -185,30 +188,37 @@ func testVersions(t *testing.T, newStore func(t *testing.T) store.Store) {
 	})
 	run(t, newStore, "DeleteIsSoft", func(t *testing.T, f *fixture) {
 		v := f.Version(f.Canvas("c", nil, "alice"), "one")
-		require.NoError(t, f.s.DeleteVersion(f.ctx, f.ws.ID, v.ID, "bob"))
+		require.NoError(t, f.s.DeleteVersion(f.ctx, canvas.DeleteVersionParams{WorkspaceID: f.ws.ID, ID: v.ID,
+			By: "bob"}))
 		_, err := f.s.GetVersion(f.ctx, f.ws.ID, v.ID)
 		requireCode(t, canvas.ENOTFOUND, err)
 		_, err = f.s.GetMessage(f.ctx, f.ws.ID, v.Messages[0].ID)
 		requireCode(t, canvas.ENOTFOUND, err)
 		_, err = f.s.ListMessages(f.ctx, f.ws.ID, v.ID)
 		requireCode(t, canvas.ENOTFOUND, err)
-		_, err = f.s.UpdateVersion(f.ctx, f.ws.ID, v.ID, canvas.VersionUpdate{Title: ptr("x")}, "bob")
+		_, err = f.s.UpdateVersion(f.ctx, canvas.UpdateVersionParams{WorkspaceID: f.ws.ID, ID: v.ID,
+			Update: canvas.VersionUpdate{Title: ptr("x")}, By: "bob"})
 		requireCode(t, canvas.ENOTFOUND, err)
-		requireCode(t, canvas.ENOTFOUND, f.s.DeleteVersion(f.ctx, f.ws.ID, v.ID, "bob"))
+		requireCode(t, canvas.ENOTFOUND, f.s.DeleteVersion(f.ctx, canvas.DeleteVersionParams{WorkspaceID: f.ws.ID,
+			ID: v.ID, By: "bob"}))
 	})
 	run(t, newStore, "DeleteNotFound", func(t *testing.T, f *fixture) {
-		requireCode(t, canvas.ENOTFOUND, f.s.DeleteVersion(f.ctx, f.ws.ID, missingID, "bob"))
+		requireCode(t, canvas.ENOTFOUND, f.s.DeleteVersion(f.ctx, canvas.DeleteVersionParams{WorkspaceID: f.ws.ID,
+			ID: missingID, By: "bob"}))
 		v := f.Version(f.Canvas("c", nil, "alice"), "one")
 		other := f.Workspace("other")
-		requireCode(t, canvas.ENOTFOUND, f.s.DeleteVersion(f.ctx, other.ID, v.ID, "bob"))
+		requireCode(t, canvas.ENOTFOUND, f.s.DeleteVersion(f.ctx, canvas.DeleteVersionParams{WorkspaceID: other.ID,
+			ID: v.ID, By: "bob"}))
 	})
 	run(t, newStore, "DeletePublishedConflict", func(t *testing.T, f *fixture) {
 		c := f.Canvas("c", nil, "alice")
 		v1, v2 := f.Version(c, "one"), f.Version(c, "two")
 		f.Env(c, "staging")
 		f.Publish(v1, "staging")
-		requireCode(t, canvas.ECONFLICT, f.s.DeleteVersion(f.ctx, f.ws.ID, v1.ID, "bob"))
+		requireCode(t, canvas.ECONFLICT, f.s.DeleteVersion(f.ctx, canvas.DeleteVersionParams{WorkspaceID: f.ws.ID,
+			ID: v1.ID, By: "bob"}))
 		f.Publish(v2, "staging")
-		require.NoError(t, f.s.DeleteVersion(f.ctx, f.ws.ID, v1.ID, "bob"), "a replaced publication does not block")
+		require.NoError(t, f.s.DeleteVersion(f.ctx, canvas.DeleteVersionParams{WorkspaceID: f.ws.ID, ID: v1.ID,
+			By: "bob"}), "a replaced publication does not block")
 	})
 }

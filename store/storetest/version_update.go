@@ -15,8 +15,8 @@ func testVersionUpdates(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "Fields", func(t *testing.T, f *fixture) {
 		v := f.Version(f.Canvas("c", nil, "alice"), "one")
 		vars := []canvas.Variable{{Name: "doc", Type: canvas.VariableFile, ProcessingOptions: canvas.ProcessingOptions{AllowMultimodal: true}}}
-		got, err := f.s.UpdateVersion(f.ctx, f.ws.ID, v.ID, canvas.VersionUpdate{
-			Title: ptr("renamed"), Draft: ptr(true), Variables: &vars}, "bob")
+		got, err := f.s.UpdateVersion(f.ctx, canvas.UpdateVersionParams{WorkspaceID: f.ws.ID, ID: v.ID,
+			Update: canvas.VersionUpdate{Title: ptr("renamed"), Draft: ptr(true), Variables: &vars}, By: "bob"})
 		require.NoError(t, err)
 		assert.Equal(t, "renamed", got.Title)
 		assert.True(t, got.Draft)
@@ -37,8 +37,8 @@ func testVersionUpdates(t *testing.T, newStore func(t *testing.T) store.Store) {
 				Extra: map[string]json.RawMessage{"functions": json.RawMessage(`[{"name":"lookup"}]`)}}}
 		require.NoError(t, f.s.CreateVersion(f.ctx, v))
 
-		got, err := f.s.UpdateVersion(f.ctx, f.ws.ID, v.ID,
-			canvas.VersionUpdate{ConfigurationPatch: json.RawMessage(`{"temperature":0.2}`)}, "bob")
+		got, err := f.s.UpdateVersion(f.ctx, canvas.UpdateVersionParams{WorkspaceID: f.ws.ID, ID: v.ID,
+			Update: canvas.VersionUpdate{ConfigurationPatch: json.RawMessage(`{"temperature":0.2}`)}, By: "bob"})
 		require.NoError(t, err)
 		require.NotNil(t, got.Configuration.Temperature)
 		assert.InDelta(t, 0.2, *got.Configuration.Temperature, 1e-9)
@@ -48,8 +48,8 @@ func testVersionUpdates(t *testing.T, newStore func(t *testing.T) store.Store) {
 		require.Contains(t, got.Configuration.Extra, "functions")
 		assert.JSONEq(t, `[{"name":"lookup"}]`, string(got.Configuration.Extra["functions"]))
 
-		got, err = f.s.UpdateVersion(f.ctx, f.ws.ID, v.ID,
-			canvas.VersionUpdate{ConfigurationPatch: json.RawMessage(`{"maxTokens":null,"tools":{"a":1}}`)}, "bob")
+		got, err = f.s.UpdateVersion(f.ctx, canvas.UpdateVersionParams{WorkspaceID: f.ws.ID, ID: v.ID,
+			Update: canvas.VersionUpdate{ConfigurationPatch: json.RawMessage(`{"maxTokens":null,"tools":{"a":1}}`)}, By: "bob"})
 		require.NoError(t, err)
 		assert.Nil(t, got.Configuration.MaxTokens, "null removes a key")
 		assert.Contains(t, got.Configuration.Extra, "functions")
@@ -58,14 +58,15 @@ func testVersionUpdates(t *testing.T, newStore func(t *testing.T) store.Store) {
 	})
 	run(t, newStore, "ConfigurationPatchOfWrongTypeInvalid", func(t *testing.T, f *fixture) {
 		v := f.Version(f.Canvas("c", nil, "alice"), "one")
-		_, err := f.s.UpdateVersion(f.ctx, f.ws.ID, v.ID,
-			canvas.VersionUpdate{ConfigurationPatch: json.RawMessage(`{"temperature":"hot"}`)}, "bob")
+		_, err := f.s.UpdateVersion(f.ctx, canvas.UpdateVersionParams{WorkspaceID: f.ws.ID, ID: v.ID,
+			Update: canvas.VersionUpdate{ConfigurationPatch: json.RawMessage(`{"temperature":"hot"}`)}, By: "bob"})
 		requireCode(t, canvas.EINVALID, err)
 	})
 	run(t, newStore, "ContentWritesPromptMessage", func(t *testing.T, f *fixture) {
 		v := f.Version(f.Canvas("c", nil, "alice"), "one")
 		md := "# one"
-		got, err := f.s.UpdateVersion(f.ctx, f.ws.ID, v.ID, canvas.VersionUpdate{Content: ptr("uno"), MarkdownContent: &md}, "bob")
+		got, err := f.s.UpdateVersion(f.ctx, canvas.UpdateVersionParams{WorkspaceID: f.ws.ID, ID: v.ID,
+			Update: canvas.VersionUpdate{Content: ptr("uno"), MarkdownContent: &md}, By: "bob"})
 		require.NoError(t, err)
 		require.Len(t, got.Messages, 1)
 		assert.Equal(t, v.Messages[0].ID, got.Messages[0].ID, "the prompt message is updated in place")
@@ -78,7 +79,8 @@ func testVersionUpdates(t *testing.T, newStore func(t *testing.T) store.Store) {
 		v := &canvas.Version{PromptID: c.ID, WorkspaceID: f.ws.ID, Title: "t", CreatedBy: "alice",
 			Messages: []canvas.Message{{Role: canvas.RoleUser, Content: "q", Index: 1}}}
 		require.NoError(t, f.s.CreateVersion(f.ctx, v))
-		got, err := f.s.UpdateVersion(f.ctx, f.ws.ID, v.ID, canvas.VersionUpdate{Content: ptr("prompt")}, "bob")
+		got, err := f.s.UpdateVersion(f.ctx, canvas.UpdateVersionParams{WorkspaceID: f.ws.ID, ID: v.ID,
+			Update: canvas.VersionUpdate{Content: ptr("prompt")}, By: "bob"})
 		require.NoError(t, err)
 		require.Len(t, got.Messages, 2)
 		assert.Equal(t, canvas.RoleSystem, got.Messages[0].Role)
@@ -92,10 +94,11 @@ func testVersionUpdates(t *testing.T, newStore func(t *testing.T) store.Store) {
 			Messages: []canvas.Message{{Role: canvas.RoleSystem, Content: "sys"}, {Role: canvas.RoleUser, Content: "old", Index: 1}}}
 		require.NoError(t, f.s.CreateVersion(f.ctx, v))
 		keep, drop := v.Messages[0].ID, v.Messages[1].ID
-		got, err := f.s.UpdateVersion(f.ctx, f.ws.ID, v.ID, canvas.VersionUpdate{Messages: &[]canvas.MessageInput{
-			{ID: keep, Role: canvas.RoleSystem, Content: "sys2"},
-			{Role: canvas.RoleAssistant, Content: "new", Index: 1},
-		}}, "bob")
+		got, err := f.s.UpdateVersion(f.ctx, canvas.UpdateVersionParams{WorkspaceID: f.ws.ID, ID: v.ID,
+			Update: canvas.VersionUpdate{Messages: &[]canvas.MessageInput{
+				{ID: keep, Role: canvas.RoleSystem, Content: "sys2"},
+				{Role: canvas.RoleAssistant, Content: "new", Index: 1},
+			}}, By: "bob"})
 		require.NoError(t, err)
 		require.Len(t, got.Messages, 2)
 		assert.Equal(t, keep, got.Messages[0].ID)
@@ -105,7 +108,8 @@ func testVersionUpdates(t *testing.T, newStore func(t *testing.T) store.Store) {
 		_, err = f.s.GetMessage(f.ctx, f.ws.ID, drop)
 		requireCode(t, canvas.ENOTFOUND, err)
 
-		got, err = f.s.UpdateVersion(f.ctx, f.ws.ID, v.ID, canvas.VersionUpdate{Messages: &[]canvas.MessageInput{}}, "bob")
+		got, err = f.s.UpdateVersion(f.ctx, canvas.UpdateVersionParams{WorkspaceID: f.ws.ID, ID: v.ID,
+			Update: canvas.VersionUpdate{Messages: &[]canvas.MessageInput{}}, By: "bob"})
 		require.NoError(t, err)
 		assert.Empty(t, got.Messages)
 		assert.Nil(t, got.Content)
@@ -113,8 +117,9 @@ func testVersionUpdates(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "MessagesWithForeignIDConflict", func(t *testing.T, f *fixture) {
 		c := f.Canvas("c", nil, "alice")
 		v1, v2 := f.Version(c, "one"), f.Version(c, "two")
-		_, err := f.s.UpdateVersion(f.ctx, f.ws.ID, v2.ID, canvas.VersionUpdate{Messages: &[]canvas.MessageInput{
-			{ID: v1.Messages[0].ID, Role: canvas.RoleSystem, Content: "stolen"}}}, "bob")
+		_, err := f.s.UpdateVersion(f.ctx, canvas.UpdateVersionParams{WorkspaceID: f.ws.ID, ID: v2.ID,
+			Update: canvas.VersionUpdate{Messages: &[]canvas.MessageInput{
+				{ID: v1.Messages[0].ID, Role: canvas.RoleSystem, Content: "stolen"}}}, By: "bob"})
 		requireCode(t, canvas.ECONFLICT, err)
 		got, err := f.s.GetVersion(f.ctx, f.ws.ID, v1.ID)
 		require.NoError(t, err)
@@ -123,10 +128,12 @@ func testVersionUpdates(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "PromotedIsProduction", func(t *testing.T, f *fixture) {
 		c := f.Canvas("c", nil, "alice")
 		v1, v2 := f.Version(c, "one"), f.Version(c, "two")
-		got, err := f.s.UpdateVersion(f.ctx, f.ws.ID, v1.ID, canvas.VersionUpdate{Promoted: ptr(true)}, "bob")
+		got, err := f.s.UpdateVersion(f.ctx, canvas.UpdateVersionParams{WorkspaceID: f.ws.ID, ID: v1.ID,
+			Update: canvas.VersionUpdate{Promoted: ptr(true)}, By: "bob"})
 		require.NoError(t, err)
 		assert.True(t, got.Promoted)
-		prod, err := f.s.FindEnvironment(f.ctx, f.ws.ID, c.ID, env.Production)
+		prod, err := f.s.FindEnvironment(f.ctx, env.FindEnvironmentParams{WorkspaceID: f.ws.ID, CanvasID: c.ID,
+			Name: env.Production})
 		require.NoError(t, err)
 		assert.True(t, prod.IsSystem)
 		assert.Equal(t, &v1.ID, prod.ActiveVersionID, "promoting publishes to production")
@@ -142,7 +149,8 @@ func testVersionUpdates(t *testing.T, newStore func(t *testing.T) store.Store) {
 		require.NoError(t, err)
 		assert.True(t, second.Promoted)
 
-		got, err = f.s.UpdateVersion(f.ctx, f.ws.ID, v1.ID, canvas.VersionUpdate{Promoted: ptr(false)}, "bob")
+		got, err = f.s.UpdateVersion(f.ctx, canvas.UpdateVersionParams{WorkspaceID: f.ws.ID, ID: v1.ID,
+			Update: canvas.VersionUpdate{Promoted: ptr(false)}, By: "bob"})
 		require.NoError(t, err)
 		assert.False(t, got.Promoted)
 		assert.Len(t, f.History(prod), 2, "withdrawing a version that is not promoted changes nothing")
@@ -150,7 +158,8 @@ func testVersionUpdates(t *testing.T, newStore func(t *testing.T) store.Store) {
 		require.NoError(t, err)
 		assert.Equal(t, &v2.ID, prod.ActiveVersionID)
 
-		got, err = f.s.UpdateVersion(f.ctx, f.ws.ID, v2.ID, canvas.VersionUpdate{Promoted: ptr(false)}, "bob")
+		got, err = f.s.UpdateVersion(f.ctx, canvas.UpdateVersionParams{WorkspaceID: f.ws.ID, ID: v2.ID,
+			Update: canvas.VersionUpdate{Promoted: ptr(false)}, By: "bob"})
 		require.NoError(t, err)
 		assert.False(t, got.Promoted)
 		prod, err = f.s.GetEnvironment(f.ctx, f.ws.ID, prod.ID)
@@ -165,10 +174,12 @@ func testVersionUpdates(t *testing.T, newStore func(t *testing.T) store.Store) {
 		c := f.Canvas("c", nil, "alice")
 		v := f.Version(c, "one")
 		for range 2 {
-			_, err := f.s.UpdateVersion(f.ctx, f.ws.ID, v.ID, canvas.VersionUpdate{Promoted: ptr(true)}, "bob")
+			_, err := f.s.UpdateVersion(f.ctx, canvas.UpdateVersionParams{WorkspaceID: f.ws.ID, ID: v.ID,
+				Update: canvas.VersionUpdate{Promoted: ptr(true)}, By: "bob"})
 			require.NoError(t, err)
 		}
-		prod, err := f.s.FindEnvironment(f.ctx, f.ws.ID, c.ID, env.Production)
+		prod, err := f.s.FindEnvironment(f.ctx, env.FindEnvironmentParams{WorkspaceID: f.ws.ID, CanvasID: c.ID,
+			Name: env.Production})
 		require.NoError(t, err)
 		assert.Len(t, f.History(prod), 1)
 	})
@@ -184,11 +195,13 @@ func testVersionUpdates(t *testing.T, newStore func(t *testing.T) store.Store) {
 		assert.False(t, got.Promoted)
 	})
 	run(t, newStore, "NotFound", func(t *testing.T, f *fixture) {
-		_, err := f.s.UpdateVersion(f.ctx, f.ws.ID, missingID, canvas.VersionUpdate{Title: ptr("x")}, "bob")
+		_, err := f.s.UpdateVersion(f.ctx, canvas.UpdateVersionParams{WorkspaceID: f.ws.ID, ID: missingID,
+			Update: canvas.VersionUpdate{Title: ptr("x")}, By: "bob"})
 		requireCode(t, canvas.ENOTFOUND, err)
 		v := f.Version(f.Canvas("c", nil, "alice"), "one")
 		other := f.Workspace("other")
-		_, err = f.s.UpdateVersion(f.ctx, other.ID, v.ID, canvas.VersionUpdate{Title: ptr("x")}, "bob")
+		_, err = f.s.UpdateVersion(f.ctx, canvas.UpdateVersionParams{WorkspaceID: other.ID, ID: v.ID,
+			Update: canvas.VersionUpdate{Title: ptr("x")}, By: "bob"})
 		requireCode(t, canvas.ENOTFOUND, err)
 	})
 }

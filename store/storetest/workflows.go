@@ -63,6 +63,16 @@ func wfStep(id string, seq int, action string) *workflow.Step {
 
 func stepID(s *workflow.Step) string { return s.ID }
 
+// WorkflowNotification returns a delivery of a notification of r to an
+// example URL, not yet written.
+func (f *fixture) WorkflowNotification(r *workflow.Run) webhook.Outgoing {
+	f.t.Helper()
+	o, err := webhook.NewOutgoing(r.WorkspaceID, r.ID, webhook.Delivery{URL: "https://example.com/hook",
+		Event: webhook.Event{Type: webhook.EventWorkflowRunCompleted, Data: json.RawMessage(`{}`)}})
+	require.NoError(f.t, err)
+	return o
+}
+
 func testWorkflows(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "RoundTrip", func(t *testing.T, f *fixture) {
 		v := f.Version(f.Canvas("c", f.Project("p"), "alice"), "hello")
@@ -345,7 +355,7 @@ func testWorkflowChanges(t *testing.T, newStore func(t *testing.T) store.Store) 
 		_, err := f.s.ChangeWorkflowRun(f.ctx, &workflow.Change{WorkspaceID: f.ws.ID, RunID: r.ID,
 			From: workflow.StatusRunning, To: workflow.StatusCompleted, OutputNodeID: "end",
 			Error: &workflow.Error{Code: "X", Message: "x"}, Steps: []*workflow.Step{done},
-			Jobs: []*queue.Job{next}, CancelJobs: true})
+			Jobs: []*queue.Job{next}, CancelKinds: workflow.JobKinds()})
 		requireCode(t, canvas.ECONFLICT, err)
 		assert.Equal(t, before, f.GetWorkflowRun(r.ID), "nothing is written")
 		_, err = f.s.GetJob(f.ctx, next.ID)
@@ -401,7 +411,7 @@ func testWorkflowChanges(t *testing.T, newStore func(t *testing.T) store.Store) 
 
 		f.ChangeWorkflowRun(&workflow.Change{WorkspaceID: f.ws.ID, RunID: a.ID,
 			From: workflow.StatusPending, To: workflow.StatusCancelled,
-			CancelJobs: true, ExceptJobID: own.ID, Jobs: []*queue.Job{notify}})
+			CancelKinds: workflow.JobKinds(), ExceptJobID: own.ID, Jobs: []*queue.Job{notify}})
 
 		got := f.GetJob(running.ID)
 		assert.Equal(t, queue.StatusCancelled, got.Status, "the running run job is cancelled")
@@ -416,6 +426,35 @@ func testWorkflowChanges(t *testing.T, newStore func(t *testing.T) store.Store) 
 		assert.Equal(t, a.ID, n.RefID)
 		assert.Equal(t, f.ws.ID, n.WorkspaceID)
 	})
+	run(t, newStore, "ChangeWritesNotification", func(t *testing.T, f *fixture) {
+		v := f.Version(f.Canvas("c", f.Project("p"), "alice"), "hello")
+		r := f.CreateWorkflowRun(f.WorkflowRun(v), &queue.Job{Kind: workflow.JobKindRun})
+		paused := f.WorkflowNotification(r)
+		f.ChangeWorkflowRun(&workflow.Change{WorkspaceID: f.ws.ID, RunID: r.ID,
+			From: workflow.StatusPending, To: workflow.StatusRunning, Notify: []webhook.Outgoing{paused}})
+		st, _ := f.DeliveryStatus(paused.Delivery.ID)
+		assert.Equal(t, webhook.StatusPending, st, "the delivery is written with the change")
+
+		stale := f.WorkflowNotification(r)
+		_, err := f.s.ChangeWorkflowRun(f.ctx, &workflow.Change{WorkspaceID: f.ws.ID, RunID: r.ID,
+			From: workflow.StatusPending, To: workflow.StatusCompleted, Notify: []webhook.Outgoing{stale}})
+		requireCode(t, canvas.ECONFLICT, err)
+		_, err = f.s.GetDelivery(f.ctx, f.ws.ID, stale.Delivery.ID)
+		requireCode(t, canvas.ENOTFOUND, err)
+		_, err = f.s.GetJob(f.ctx, stale.Job.ID)
+		requireCode(t, canvas.ENOTFOUND, err)
+
+		done := f.WorkflowNotification(r)
+		f.ChangeWorkflowRun(&workflow.Change{WorkspaceID: f.ws.ID, RunID: r.ID,
+			From: workflow.StatusRunning, To: workflow.StatusCompleted, CancelKinds: workflow.JobKinds(),
+			Notify: []webhook.Outgoing{done}})
+		for _, o := range []webhook.Outgoing{paused, done} {
+			assert.Equal(t, queue.StatusQueued, f.GetJob(o.Job.ID).Status,
+				"a delivery serving the run is not one of its workflow jobs: the cancel leaves it")
+			st, _ := f.DeliveryStatus(o.Delivery.ID)
+			assert.Equal(t, webhook.StatusPending, st)
+		}
+	})
 	run(t, newStore, "ChangeIsAtomic", func(t *testing.T, f *fixture) {
 		v := f.Version(f.Canvas("c", f.Project("p"), "alice"), "hello")
 		r := f.CreateWorkflowRun(f.WorkflowRun(v), &queue.Job{Kind: workflow.JobKindRun})
@@ -425,7 +464,7 @@ func testWorkflowChanges(t *testing.T, newStore func(t *testing.T) store.Store) 
 		good := &queue.Job{ID: "8f0c1a2b-4c5d-4e6f-8a9b-0c1d2e3f4a5b", Kind: workflow.JobKindDeadline}
 		_, err := f.s.ChangeWorkflowRun(f.ctx, &workflow.Change{WorkspaceID: f.ws.ID, RunID: r.ID,
 			From: workflow.StatusPending, To: workflow.StatusRunning, Steps: []*workflow.Step{done},
-			CancelJobs: true, Jobs: []*queue.Job{good, {}}}) // the second job has no kind
+			CancelKinds: workflow.JobKinds(), Jobs: []*queue.Job{good, {}}}) // the second job has no kind
 		requireCode(t, canvas.EINVALID, err)
 		assert.Equal(t, before, f.GetWorkflowRun(r.ID), "neither status nor steps are written")
 		_, err = f.s.GetJob(f.ctx, good.ID)

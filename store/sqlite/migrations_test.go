@@ -1,0 +1,65 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/webhook"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestMigration016_DeliveryID shows that the delivery jobs a database held
+// before migration 016 name their deliveries afterwards, so that their log
+// rows still end with them, and that no other job does.
+func TestMigration016_DeliveryID(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "canvas.db")
+	raw, err := sql.Open("sqlite", "file:"+path)
+	require.NoError(t, err)
+	old := &DB{write: raw, Now: func() time.Time { return time.Now().UTC() }}
+	require.NoError(t, old.migrateBefore(ctx, "migrations/016_delivery_job.sql"))
+	now := formatTime(time.Now().UTC())
+	lease := formatTime(time.Now().Add(time.Hour).UTC())
+	_, err = raw.ExecContext(ctx, `INSERT INTO webhook_deliveries (id, workspace_id, event_type, url, status,
+		payload, event, created_at, updated_at) VALUES ('d1', 'ws', 'task.failed', 'https://example.com/hook',
+		'pending', '{"id":"d1"}', '{}', ?1, ?1)`, now)
+	require.NoError(t, err)
+	for _, j := range []struct{ id, kind, payload, status string }{
+		{"delivery", "webhook.deliver", `{"id":"d1","url":"https://example.com/hook"}`, "running"},
+		{"other", "completion.run", `{"id":"d1"}`, "queued"},
+		{"unreadable", "webhook.deliver", `not json`, "queued"},
+	} {
+		_, err = raw.ExecContext(ctx, `INSERT INTO jobs (id, workspace_id, kind, ref_id, payload, status, attempts,
+			max_attempts, run_at, lease_owner, lease_until, created_at, updated_at)
+			VALUES (?, 'ws', ?, 'ref', ?, ?, 1, 10, ?, 'w1', ?, ?, ?)`, j.id, j.kind, j.payload, j.status, now, lease, now, now)
+		require.NoError(t, err)
+	}
+	require.NoError(t, raw.Close())
+
+	db := mustOpen(t, path)
+	deliveryOf := func(jobID string) *string {
+		t.Helper()
+		var id sql.NullString
+		require.NoError(t, db.read.QueryRowContext(ctx, `SELECT delivery_id FROM jobs WHERE id = ?`, jobID).Scan(&id))
+		if !id.Valid {
+			return nil
+		}
+		return &id.String
+	}
+	require.NotNil(t, deliveryOf("delivery"))
+	assert.Equal(t, "d1", *deliveryOf("delivery"))
+	assert.Nil(t, deliveryOf("other"), "only delivery jobs serve a delivery")
+	assert.Nil(t, deliveryOf("unreadable"), "a payload that is not JSON names nothing")
+
+	require.NoError(t, db.FailJob(ctx, queue.FailJobParams{ID: "delivery", Owner: "w1", LastError: "handler panicked"}))
+	d, err := db.GetDelivery(ctx, "ws", "d1")
+	require.NoError(t, err)
+	assert.Equal(t, webhook.StatusFailed, d.Status, "the row still ends with its job")
+	require.NotNil(t, d.LastError)
+	assert.Equal(t, "handler panicked", *d.LastError)
+}
