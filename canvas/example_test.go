@@ -32,7 +32,7 @@ func Example_createCanvas() {
 		log.Fatal(err)
 	}
 	ctx = canvas.NewContext(ctx, &canvas.Principal{WorkspaceID: ws.ID, UserID: "ada", Role: canvas.RoleAdmin})
-	svc := canvas.NewService(db)
+	svc := canvas.NewService(canvas.Options{Store: db})
 
 	project, err := svc.CreateProject(ctx, canvas.CreateProjectParams{Name: "support"})
 	if err != nil {

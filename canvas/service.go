@@ -22,16 +22,23 @@ type Service struct {
 	promoter  Promoter
 }
 
-// ServiceOption configures a Service.
-type ServiceOption func(*Service)
+// Options wire a Service. Store is required.
+type Options struct {
+	Store Store
+	// Workflows compiles the workflow specification of a new version and
+	// returns the graph stored with it; without it, a version with a spec
+	// is refused (VALIDATION).
+	Workflows WorkflowCompiler
+	// Promoter publishes a version to production when an update promotes
+	// it, as every publish goes (env.Service), so that a promotion is a
+	// publication like any other and notifies what publications notify;
+	// without it, a promotion is refused (VALIDATION).
+	Promoter Promoter
+}
 
-// NewService returns a Service over store.
-func NewService(store Store, opts ...ServiceOption) *Service {
-	s := &Service{store: store}
-	for _, opt := range opts {
-		opt(s)
-	}
-	return s
+// NewService returns a Service.
+func NewService(opts Options) *Service {
+	return &Service{store: opts.Store, workflows: opts.Workflows, promoter: opts.Promoter}
 }
 
 // CreateProjectParams are the fields of a new project. The JSON names are

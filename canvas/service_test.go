@@ -29,7 +29,7 @@ func newFixture(t *testing.T) *fixture {
 	require.NoError(t, db.CreateWorkspace(ctx, ws))
 	proj := &canvas.Project{Name: "main", WorkspaceID: ws.ID}
 	require.NoError(t, db.CreateProject(ctx, proj))
-	return &fixture{t: t, Store: db, Service: canvas.NewService(db), Workspace: ws, Project: proj}
+	return &fixture{t: t, Store: db, Service: canvas.NewService(canvas.Options{Store: db}), Workspace: ws, Project: proj}
 }
 
 // User returns a context whose principal is a user of the fixture's

@@ -250,7 +250,11 @@ func (s *Service) UpdateVersion(ctx context.Context, id string, upd VersionUpdat
 			return nil, err
 		}
 	}
-	if upd.Promoted != nil && *upd.Promoted && s.promoter != nil {
+	if upd.Promoted != nil && *upd.Promoted {
+		if s.promoter == nil {
+			return nil, Invalid("This service does not publish promotions.",
+				Detail{Path: "/json/promoted", Message: "promotion is not available"})
+		}
 		// The publication commits first, on its own: a failure of the
 		// rest is retried by sending the update again, and publishing the
 		// active version again changes nothing.

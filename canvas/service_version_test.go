@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -118,9 +119,8 @@ func TestService_CreateVersion(t *testing.T) {
 		ctx := f.Key(canvas.RoleEditor)
 		c := f.MustCanvas(ctx, "c", &f.Project.ID)
 		spec := json.RawMessage(`{"nodes":[]}`)
-		v := f.MustVersion(ctx, canvas.CreateVersionParams{PromptID: c.ID, IsWorkflow: true, WorkflowSpec: spec})
-		assert.True(t, v.IsWorkflow)
-		assert.JSONEq(t, string(spec), string(v.WorkflowSpec))
+		_, err := f.Service.CreateVersion(ctx, canvas.CreateVersionParams{PromptID: c.ID, IsWorkflow: true, WorkflowSpec: spec})
+		assertInvalid(t, err, "/json/workflowSpec") // a service without a workflow compiler refuses specs
 	})
 	t.Run("Validation", func(t *testing.T) {
 		f := newFixture(t)
@@ -246,6 +246,10 @@ func TestService_UpdateVersion(t *testing.T) {
 	})
 	t.Run("Promoted", func(t *testing.T) {
 		f, v := setup(t)
+		_, err := f.Service.UpdateVersion(f.Key(canvas.RoleEditor), v.ID, canvas.VersionUpdate{Promoted: ptr(true)})
+		assertInvalid(t, err, "/json/promoted") // without a promoter, a promotion is refused
+		f.Service = canvas.NewService(canvas.Options{Store: f.Store,
+			Promoter: env.NewService(env.Options{Store: f.Store, Canvases: f.Store})})
 		got, err := f.Service.UpdateVersion(f.Key(canvas.RoleEditor), v.ID, canvas.VersionUpdate{Promoted: ptr(true)})
 		require.NoError(t, err)
 		assert.True(t, got.Promoted)

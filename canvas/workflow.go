@@ -9,22 +9,19 @@ type WorkflowCompiler interface {
 	CompileSpec(spec json.RawMessage) (graph json.RawMessage, err error)
 }
 
-// WithWorkflows makes CreateVersion compile workflow specifications with c:
-// a version given a spec is stored with the graph c derives from it and
-// marked a workflow. Without it, a spec is stored as given, without a
-// graph.
-func WithWorkflows(c WorkflowCompiler) ServiceOption {
-	return func(s *Service) { s.workflows = c }
-}
-
-// compileWorkflow compiles the spec of a new version, when there is one
-// and the Service has a compiler, and returns its graph (nil otherwise).
+// compileWorkflow compiles the spec of a new version, when there is one,
+// and returns its graph (nil otherwise); a spec without a compiler is
+// VALIDATION.
 // It returns the problems of the other fields (v) as CreateVersion always
 // has, joined by the compiler's VALIDATION details so that one error lists
 // every problem of the request; alone, the compiler's error is returned as
 // it is.
 func (s *Service) compileWorkflow(v *validator, spec json.RawMessage) (json.RawMessage, error) {
-	if s.workflows == nil || spec == nil {
+	if spec == nil {
+		return nil, v.err()
+	}
+	if s.workflows == nil {
+		v.details = append(v.details, Detail{Path: "/json/workflowSpec", Message: "this service does not run workflows"})
 		return nil, v.err()
 	}
 	graph, err := s.workflows.CompileSpec(spec)

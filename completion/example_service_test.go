@@ -32,7 +32,7 @@ func Example_service() {
 	}
 	ctx = canvas.NewContext(ctx, &canvas.Principal{WorkspaceID: ws.ID, UserID: "ada", Role: canvas.RoleEditor})
 
-	canvases, envs := canvas.NewService(db), env.NewService(db, db)
+	canvases, envs := canvas.NewService(canvas.Options{Store: db}), env.NewService(env.Options{Store: db, Canvases: db, Changes: db})
 	svc := completion.NewService(completion.Options{Store: db, Canvases: db, Environments: envs,
 		Models: model.NewCaller(model.Options{})})
 

@@ -21,7 +21,7 @@ import (
 // wired to f's vault.
 func fileCanvas(t *testing.T, f *testfiles.Fixture) (string, *completion.Service) {
 	t.Helper()
-	canvases, envs := canvas.NewService(f.DB), env.NewService(f.DB, f.DB)
+	canvases, envs := canvas.NewService(canvas.Options{Store: f.DB}), env.NewService(env.Options{Store: f.DB, Canvases: f.DB, Changes: f.DB})
 	svc := completion.NewService(completion.Options{Store: f.DB, Canvases: f.DB, Environments: envs,
 		Models: model.NewCaller(model.Options{Files: model.FileOptions{Vault: model.VaultFiles(f.Vault)}})})
 	c, err := canvases.CreateCanvas(f.Ctx, canvas.CreateCanvasParams{Title: "Reader"})

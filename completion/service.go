@@ -36,7 +36,7 @@ type Options struct {
 	// such a completion VALIDATION.
 	Workflows *workflow.Service
 	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+	Now canvas.Clock
 	// NewID returns run ids; nil means version 7 UUIDs, which sort by
 	// creation time, so that a run record's id lands at the end of the
 	// store's id index instead of on a random page of it.

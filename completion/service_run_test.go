@@ -21,7 +21,7 @@ import (
 // back as it was returned.
 func TestService_RunRecords(t *testing.T) {
 	f := testfiles.New(t)
-	canvases, envs := canvas.NewService(f.DB), env.NewService(f.DB, f.DB)
+	canvases, envs := canvas.NewService(canvas.Options{Store: f.DB}), env.NewService(env.Options{Store: f.DB, Canvases: f.DB, Changes: f.DB})
 	svc := completion.NewService(completion.Options{Store: f.DB, Canvases: f.DB, Environments: envs,
 		Models: model.NewCaller(model.Options{})})
 	c, err := canvases.CreateCanvas(f.Ctx, canvas.CreateCanvasParams{Title: "Greeter"})

@@ -150,7 +150,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	// The worker comes first: every service that enqueues work wakes it,
 	// and those that cancel work stop it in this process at once.
 	// Its lanes keep each kind of work from holding the slots of another.
-	e.worker = queue.NewWorker(db, queue.WorkerOptions{Logger: opts.Logger, Clock: opts.Now,
+	e.worker = queue.NewWorker(db, queue.WorkerOptions{Logger: opts.Logger, Now: opts.Now,
 		Lanes: map[string]queue.LaneOptions{
 			queue.LaneModel:       {Concurrency: lim.ModelConcurrency},
 			queue.LaneDelivery:    {Concurrency: lim.DeliveryConcurrency},
@@ -163,9 +163,9 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	e.Models = model.NewCaller(model.Options{Providers: opts.Providers, Files: model.FileOptions{
 		Vault: model.VaultFiles(e.Files), AllowPrivateNetworks: lim.AllowPrivateNetworks, MaxSize: lim.MaxFileSize}})
 	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: db, Notify: notify, Now: opts.Now})
-	e.Environments = env.NewService(db, db, env.WithPublishOutbox(func(workspaceID string, pub *env.Publication) (*queue.Job, error) {
+	e.Environments = env.NewService(env.Options{Store: db, Canvases: db, Changes: opts.Changes, Notify: notify, Outbox: func(workspaceID string, pub *env.Publication) (*queue.Job, error) {
 		return notifier.CanvasEventJob(workspaceID, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
-	}, notify))
+	}})
 
 	actions := workflow.Builtins(workflow.BuiltinOptions{Models: e.Models})
 	for id, a := range opts.Actions {
@@ -173,7 +173,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e.Workflows = workflow.NewService(workflow.Options{Store: db, Canvases: db, Actions: actions, Notifier: notifier,
 		Files: e.Files, Notify: notify, Cancel: cancel, Logger: opts.Logger, Now: opts.Now})
-	e.Canvases = canvas.NewService(db, canvas.WithWorkflows(e.Workflows), canvas.WithPromoter(e.Environments))
+	e.Canvases = canvas.NewService(canvas.Options{Store: db, Workflows: e.Workflows, Promoter: e.Environments})
 	e.Completions = completion.NewService(completion.Options{Store: db, Canvases: db, Environments: e.Environments,
 		Models: e.Models, Notify: notify, Notifier: notifier, Workflows: e.Workflows, Now: opts.Now})
 	e.TestCases = testcase.NewService(testcase.Options{Store: db, Canvases: db, Generations: db})
@@ -190,7 +190,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		MaxConsecutiveFailures: lim.MaxConsecutiveDeliveryFailures}
 	r := lim.Retention
 	e.purger = retention.New(retention.Options{Store: db, Jobs: r.Jobs, Deliveries: r.Deliveries, Runs: r.Runs,
-		WorkflowRuns: r.WorkflowRuns, Interval: r.Interval, Logger: opts.Logger, Clock: opts.Now})
+		WorkflowRuns: r.WorkflowRuns, Interval: r.Interval, Logger: opts.Logger, Now: opts.Now})
 
 	w := e.worker
 	for _, kind := range completion.JobKinds() {

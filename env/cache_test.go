@@ -33,7 +33,7 @@ func TestService_ActiveVersionCache(t *testing.T) {
 		v1, v2 := f.mustVersion(t, "v1", "one"), f.mustVersion(t, "v2", "two")
 		f.mustPublish(t, env.Production, v1.ID)
 		cs := &countingStore{DB: f.db}
-		svc := env.NewService(cs, cs)
+		svc := env.NewService(env.Options{Store: cs, Canvases: cs, Changes: cs})
 		params := env.ActiveVersionParams{CanvasID: f.canvas.ID, EnvName: env.Production}
 
 		for range 3 {
@@ -125,7 +125,7 @@ func TestService_ActiveVersionCache(t *testing.T) {
 		v1 := f.mustVersion(t, "v1", "one")
 		f.mustPublish(t, env.Production, v1.ID)
 		cs := &countingStore{DB: f.db}
-		svc := env.NewService(f.db, cs) // two stores: one's data version says nothing of the other
+		svc := env.NewService(env.Options{Store: f.db, Canvases: cs}) // two stores: no one change signal, no cache
 		params := env.ActiveVersionParams{CanvasID: f.canvas.ID, EnvName: env.Production}
 		for range 2 {
 			_, err := svc.ActiveVersion(f.as(canvas.RoleViewer), params)

@@ -60,7 +60,7 @@ func Example_publish() {
 	}
 
 	// The service reads the caller from the context.
-	svc := env.NewService(db, db)
+	svc := env.NewService(env.Options{Store: db, Canvases: db, Changes: db})
 	ctx = canvas.NewContext(ctx, &canvas.Principal{WorkspaceID: ws.ID, UserID: "ada", Role: canvas.RoleEditor})
 	for _, v := range versions {
 		if _, _, err := svc.Publish(ctx, env.PublishVersionParams{CanvasID: c.ID, EnvName: env.Production, VersionID: v.ID}); err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"reflect"
 	"slices"
 	"sync"
 
@@ -30,8 +29,6 @@ type Service struct {
 	store    Store
 	canvases canvas.Store
 
-	// onPublish, when set, is told of every publication Publish creates.
-	onPublish PublishHook
 	// outbox, when set, returns the job that commits with each publication
 	// Publish creates; outboxNotify is called once such a job committed.
 	outbox       PublishOutbox
@@ -68,29 +65,34 @@ type servedJSON struct {
 // servedCacheSize bounds the ActiveVersion cache.
 const servedCacheSize = 1024
 
-// NewService returns a Service over the stores. When store and canvases are
-// the same canvas.ChangeVersioner (one database), the served versions that
-// ActiveVersion reads are cached, each use proven fresh by one data-version
-// read, so a publish, a rollback, an edit or a move of the canvas is seen
-// on the very next call.
-func NewService(store Store, canvases canvas.Store, opts ...Option) *Service {
-	s := &Service{
-		store:    store,
-		canvases: canvases,
-		served:   freshcache.New[servedKey, served](sharedVersioner(store, canvases), servedCacheSize),
-	}
-	for _, o := range opts {
-		o(s)
-	}
-	return s
+// Options wire a Service. Store and Canvases are required.
+type Options struct {
+	Store    Store
+	Canvases canvas.Store
+	// Changes proves cached reads fresh: the served versions ActiveVersion
+	// reads are cached, each use proven by one data-version read, so a
+	// publish, a rollback, an edit or a move of the canvas is seen on the
+	// very next call. It must see every commit of both stores; nil caches
+	// nothing.
+	Changes canvas.ChangeVersioner
+	// Outbox returns the job that reports each publication Publish creates
+	// (not when the version was already active); it commits with the
+	// publication. Notify, when set, is called after a publish that wrote
+	// a job, to wake the queue worker.
+	Outbox PublishOutbox
+	Notify func()
 }
 
-// PublishHook is told of a publication Publish created, after it
-// committed; its error is not the caller's (the publication stands) and is
-// dropped, so a hook logs its own failures. A crash between the commit and
-// the call loses the call: a notification that must not be lost is a
-// PublishOutbox.
-type PublishHook func(ctx context.Context, workspaceID string, pub *Publication)
+// NewService returns a Service.
+func NewService(opts Options) *Service {
+	return &Service{
+		store:        opts.Store,
+		canvases:     opts.Canvases,
+		outbox:       opts.Outbox,
+		outboxNotify: opts.Notify,
+		served:       freshcache.New[servedKey, served](opts.Changes, servedCacheSize),
+	}
+}
 
 // PublishOutbox returns the job that reports a publication Publish
 // created, or nil for none. It is called inside the publish's transaction
@@ -98,34 +100,6 @@ type PublishHook func(ctx context.Context, workspaceID string, pub *Publication)
 // publication or not at all; an error fails the publish. The webhook
 // notifier's CanvasEventJob sends publication.created this way.
 type PublishOutbox func(workspaceID string, pub *Publication) (*queue.Job, error)
-
-// Option configures a Service.
-type Option func(*Service)
-
-// WithPublishHook makes the Service call h after each publication it
-// creates (not when the version was already active).
-func WithPublishHook(h PublishHook) Option {
-	return func(s *Service) { s.onPublish = h }
-}
-
-// WithPublishOutbox makes each publication the Service creates (not when
-// the version was already active) commit with the job that job returns;
-// notify, when not nil, is called after a publish that wrote a job, to
-// wake the queue worker.
-func WithPublishOutbox(job PublishOutbox, notify func()) Option {
-	return func(s *Service) { s.outbox, s.outboxNotify = job, notify }
-}
-
-// sharedVersioner returns the stores' ChangeVersioner when they are one and
-// the same value, and nil otherwise: the data version of one store says
-// nothing about another.
-func sharedVersioner(store Store, canvases canvas.Store) canvas.ChangeVersioner {
-	cv, ok := canvases.(canvas.ChangeVersioner)
-	if !ok || !reflect.TypeOf(cv).Comparable() || any(store) != any(canvases) {
-		return nil
-	}
-	return cv
-}
 
 // CreateEnvironmentParams names a new custom environment of a canvas.
 type CreateEnvironmentParams struct {
@@ -293,9 +267,6 @@ func (s *Service) Publish(ctx context.Context, params PublishVersionParams) (pub
 	}
 	if wrote && created && s.outboxNotify != nil {
 		s.outboxNotify()
-	}
-	if created && s.onPublish != nil {
-		s.onPublish(context.WithoutCancel(ctx), c.WorkspaceID, pub)
 	}
 	return pub, created, nil
 }

@@ -31,7 +31,7 @@ func mustFixture(t testing.TB) *fixture {
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "canvas.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	f := &fixture{db: db, svc: env.NewService(db, db)}
+	f := &fixture{db: db, svc: env.NewService(env.Options{Store: db, Canvases: db, Changes: db})}
 	f.workspace = &canvas.Workspace{Name: "acme"}
 	require.NoError(t, db.CreateWorkspace(ctx, f.workspace))
 	f.project = &canvas.Project{Name: "support", WorkspaceID: f.workspace.ID}

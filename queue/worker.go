@@ -47,8 +47,8 @@ type WorkerOptions struct {
 	ShutdownTimeout time.Duration
 	// Logger receives the worker's errors; default discards them.
 	Logger *slog.Logger
-	// Clock is the time retries are scheduled from; default time.Now.
-	Clock canvas.Clock
+	// Now is the clock retries are scheduled from; default time.Now.
+	Now canvas.Clock
 }
 
 // Worker claims due jobs from a Store and runs their handlers, each job in
@@ -124,8 +124,8 @@ func NewWorker(store Store, opts WorkerOptions) *Worker {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	if opts.Clock == nil {
-		opts.Clock = time.Now
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	return &Worker{store: store, opts: opts, lanes: newLanes(opts), handlers: map[string]Handler{},
 		running: map[string]runningJob{}}
@@ -283,7 +283,7 @@ func (w *Worker) runJob(storeCtx, jobCtx context.Context, cancel context.CancelC
 			delay = w.opts.Backoff(j.Attempts)
 		}
 		serr = w.store.RetryJob(storeCtx, RetryJobParams{ID: j.ID, Owner: w.opts.Owner,
-			RunAt: w.opts.Clock().Add(delay), LastError: err.Error()})
+			RunAt: w.opts.Now().Add(delay), LastError: err.Error()})
 	}
 	if err != nil {
 		log.InfoContext(storeCtx, "queue: job attempt failed", slog.Any("error", err))

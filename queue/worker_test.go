@@ -156,7 +156,7 @@ func TestWorker_Run(t *testing.T) {
 		db := mustNewDB(t)
 		now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 		opts := fastOptions()
-		opts.Clock = func() time.Time { return now }
+		opts.Now = func() time.Time { return now }
 		var attempts []int
 		var mu sync.Mutex
 		opts.Backoff = func(attempt int) time.Duration {
@@ -183,7 +183,7 @@ func TestWorker_Run(t *testing.T) {
 		db := mustNewDB(t)
 		now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 		opts := fastOptions()
-		opts.Clock = func() time.Time { return now }
+		opts.Now = func() time.Time { return now }
 		var backoffs atomic.Int32
 		opts.Backoff = func(int) time.Duration { backoffs.Add(1); return 0 }
 		w := queue.NewWorker(db, opts)

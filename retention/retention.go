@@ -69,9 +69,9 @@ type Options struct {
 	// BatchSize bounds the records one write transaction deletes; default
 	// DefaultBatchSize.
 	BatchSize int
-	// Clock is the time cut-offs and the next purge are computed from;
+	// Now is the clock cut-offs and the next purge are computed from;
 	// default time.Now.
-	Clock canvas.Clock
+	Now canvas.Clock
 	// Logger receives what each purge deleted; default discards it.
 	Logger *slog.Logger
 }
@@ -94,8 +94,8 @@ func New(opts Options) *Purger {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = DefaultBatchSize
 	}
-	if opts.Clock == nil {
-		opts.Clock = time.Now
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -138,7 +138,7 @@ func (p *Purger) Handle(ctx context.Context, j *queue.Job) error {
 	if err != nil {
 		return err
 	}
-	next := &queue.Job{Kind: JobKind, RefID: JobKind, RunAt: p.opts.Clock().Add(p.opts.Interval)}
+	next := &queue.Job{Kind: JobKind, RefID: JobKind, RunAt: p.opts.Now().Add(p.opts.Interval)}
 	_, err = p.opts.Store.ScheduleJob(ctx, next, j.ID)
 	return err
 }
@@ -149,7 +149,7 @@ func (p *Purger) Handle(ctx context.Context, j *queue.Job) error {
 // at its start.
 func (p *Purger) Purge(ctx context.Context) (Counts, error) {
 	var n Counts
-	now := p.opts.Clock()
+	now := p.opts.Now()
 	kinds := []struct {
 		retention time.Duration
 		purge     func(context.Context, time.Time, int) (int, error)

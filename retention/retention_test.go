@@ -177,7 +177,7 @@ func TestPurger_Handle(t *testing.T) {
 		const keep = 24 * time.Hour
 		clock := func() time.Time { return cut.Add(keep) } // every old record is past its retention
 		p := retention.New(retention.Options{Store: r.db, Jobs: keep, Deliveries: keep, Runs: keep,
-			WorkflowRuns: keep, BatchSize: 2, Clock: clock})
+			WorkflowRuns: keep, BatchSize: 2, Now: clock})
 		w := queue.NewWorker(r.db, queue.WorkerOptions{PollInterval: 5 * time.Millisecond})
 		w.Handle(retention.JobKind, p.Handle)
 		scheduled, err := p.Schedule(r.ctx)
@@ -212,7 +212,7 @@ func TestPurger_Handle(t *testing.T) {
 		old := r.ended()
 		cut := cutoff(t)
 		p := retention.New(retention.Options{Store: r.db, Jobs: time.Hour,
-			Clock: func() time.Time { return cut.Add(time.Hour) }})
+			Now: func() time.Time { return cut.Add(time.Hour) }})
 		n, err := p.Purge(r.ctx)
 		require.NoError(t, err)
 		assert.Equal(t, retention.Counts{Jobs: 1}, n)
@@ -234,7 +234,7 @@ func TestPurger_Handle(t *testing.T) {
 		r.ended()
 		cut := cutoff(t)
 		p := retention.New(retention.Options{Store: r.db, Jobs: time.Hour,
-			Clock: func() time.Time { return cut.Add(time.Hour) }})
+			Now: func() time.Time { return cut.Add(time.Hour) }})
 		ctx, cancel := context.WithCancel(r.ctx)
 		cancel()
 		err := p.Handle(ctx, &queue.Job{ID: "j", Kind: retention.JobKind})

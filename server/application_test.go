@@ -44,17 +44,19 @@ func newAppEnv(t *testing.T) *appEnv {
 	ae := &appEnv{}
 	ae.testEnv = newTestEnv(t, func(t testing.TB, db *sqlite.DB, o *server.Options) {
 		ae.Notifier = webhook.NewNotifier(webhook.NotifierOptions{Store: db, Notify: ae.notify})
-		o.Environments = env.NewService(db, db, env.WithPublishHook(func(ctx context.Context, ws string, pub *env.Publication) {
-			assert.NoError(t, ae.Notifier.NotifyCanvas(ctx, ws, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub))
-		}))
+		o.Environments = env.NewService(env.Options{Store: db, Canvases: db, Changes: db, Notify: ae.notify,
+			Outbox: func(ws string, pub *env.Publication) (*queue.Job, error) {
+				return ae.Notifier.CanvasEventJob(ws, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
+			}})
+		o.Canvases = canvas.NewService(canvas.Options{Store: db, Promoter: o.Environments})
 		ae.Completions = completion.NewService(completion.Options{Store: db, Canvases: db, Environments: o.Environments,
 			Models: model.NewCaller(model.Options{}), Notify: ae.notify,
 			Notifier: ae.Notifier})
 		o.Completions = ae.Completions
 		o.TestCases = testcase.NewService(testcase.Options{Store: db, Canvases: db, Generations: db})
 		ae.Generations = testcase.NewGenerationService(testcase.GenerationOptions{TestCases: o.TestCases, Store: db,
-			Runner: ae.Completions, Notify: ae.notify, Finished: func(ctx context.Context, g *testcase.Generation) {
-				assert.NoError(t, ae.Notifier.NotifyCanvas(ctx, g.WorkspaceID, g.PromptID, g.ID, webhook.EventGenerationCompleted, g))
+			Runner: ae.Completions, Notify: ae.notify, FinishedJob: func(g *testcase.Generation) (*queue.Job, error) {
+				return ae.Notifier.CanvasEventJob(g.WorkspaceID, g.PromptID, g.ID, webhook.EventGenerationCompleted, g)
 			}})
 		o.Generations = ae.Generations
 		o.Applications = webhook.NewApplicationService(webhook.ApplicationOptions{Store: db, Canvases: db})
@@ -86,6 +88,7 @@ func (ae *appEnv) StartWorker(t *testing.T) {
 	}
 	w.Handle(webhook.JobKind, ae.deliverer().Handle)
 	w.Handle(webhook.JobKindFanout, ae.Notifier.HandleFanout)
+	w.Handle(webhook.JobKindCanvasEvent, ae.Notifier.HandleCanvasEvent)
 	w.Handle(testcase.JobKindGenerate, ae.Generations.HandleJob)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -101,6 +104,14 @@ func (ae *appEnv) StartWorker(t *testing.T) {
 // running, and returns them with their deliveries.
 func (ae *appEnv) queuedDeliveries(t *testing.T) ([]*queue.Job, []webhook.Delivery) {
 	t.Helper()
+	// Canvas events (a publication's outbox job) turn into their
+	// deliveries first, as the worker would turn them.
+	events, err := ae.Store.ClaimJobs(context.Background(), "test", []string{webhook.JobKindCanvasEvent}, 100, time.Minute)
+	require.NoError(t, err)
+	for _, j := range events {
+		require.NoError(t, ae.Notifier.HandleCanvasEvent(context.Background(), j))
+		require.NoError(t, ae.Store.CompleteJob(context.Background(), j.ID, "test"))
+	}
 	jobs, err := ae.Store.ClaimJobs(context.Background(), "test", []string{webhook.JobKind}, 100, time.Minute)
 	require.NoError(t, err)
 	ds := make([]webhook.Delivery, len(jobs))

@@ -23,7 +23,7 @@ import (
 )
 
 // DefaultJWTLeeway is the clock skew allowed when checking a JWT's exp, nbf
-// and iat, unless WithJWTLeeway says otherwise.
+// and iat.
 const DefaultJWTLeeway = 30 * time.Second
 
 // Authenticator turns a request's bearer token into a principal. A UUID-form
@@ -31,14 +31,14 @@ const DefaultJWTLeeway = 30 * time.Second
 // verified against the configured HS256 secrets and JWKS keys. Without any
 // JWT configuration every JWT is refused.
 //
-// When the store implements canvas.ChangeVersioner, the principal of an API
-// key and the existence of a JWT's workspace are cached, and each use is
-// proven fresh by one data-version read: any commit, such as a key's
-// revocation by another process, is seen on the very next request.
+// With a change signal (AuthOptions.Changes), the principal of an API key
+// and the existence of a JWT's workspace are cached, and each use is proven
+// fresh by one data-version read: any commit, such as a key's revocation by
+// another process, is seen on the very next request.
 type Authenticator struct {
 	store  canvas.Store
 	logger *slog.Logger
-	now    func() time.Time
+	now    canvas.Clock
 	leeway time.Duration
 	issuer string
 	aud    string
@@ -69,72 +69,61 @@ type jwksKey struct {
 	parser *jwt.Parser
 }
 
-// AuthOption configures an Authenticator.
-type AuthOption func(*Authenticator)
+// AuthOptions configure an Authenticator. Store is required; without JWT
+// secrets or keys every JWT is refused.
+type AuthOptions struct {
+	// Store holds the API keys and workspaces.
+	Store canvas.Store
+	// Changes proves the cached principals of API keys fresh (see
+	// internal/freshcache); nil caches nothing.
+	Changes canvas.ChangeVersioner
+	// JWTSecrets are HS256 keys; several rotate secrets, and empty ones are
+	// ignored.
+	JWTSecrets [][]byte
+	// JWKS accepts JWTs whose kid names a key of the set, signed with that
+	// key's algorithm only. Load a set with LoadJWKSFile, which checks its
+	// keys.
+	JWKS *JWKS
+	// Issuer, when set, must equal the iss claim of every JWT; Audience,
+	// when set, must be in its aud claim.
+	Issuer, Audience string
+	// Logger receives, at debug level, why a JWT was refused; the caller
+	// only ever learns that the token is invalid or expired.
+	Logger *slog.Logger
+	// Now is the clock JWT times are checked against; nil means time.Now.
+	Now canvas.Clock
+}
 
-// WithJWTSecret accepts JWTs signed with HS256 and the given secret. It may
-// be given several times, to rotate secrets; empty secrets are ignored.
-func WithJWTSecret(secret []byte) AuthOption {
-	return func(a *Authenticator) {
+// NewAuthenticator returns an Authenticator that checks API keys against
+// the store, and JWTs as the options configure, with DefaultJWTLeeway of
+// clock skew.
+func NewAuthenticator(opts AuthOptions) *Authenticator {
+	a := &Authenticator{
+		store:  opts.Store,
+		logger: opts.Logger,
+		now:    opts.Now,
+		leeway: DefaultJWTLeeway,
+		issuer: opts.Issuer,
+		aud:    opts.Audience,
+		jwks:   map[string]jwksKey{},
+	}
+	if a.logger == nil {
+		a.logger = slog.New(slog.DiscardHandler)
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	for _, secret := range opts.JWTSecrets {
 		if len(secret) > 0 {
 			a.secrets = append(a.secrets, secret)
 		}
 	}
-}
-
-// WithJWKS accepts JWTs whose kid names a key of set, signed with that key's
-// algorithm only. Load a set with LoadJWKSFile, which checks its keys.
-func WithJWKS(set *JWKS) AuthOption {
-	return func(a *Authenticator) {
-		if set == nil {
-			return
-		}
-		for kid, k := range set.keys {
+	if opts.JWKS != nil {
+		for kid, k := range opts.JWKS.keys {
 			a.jwks[kid] = jwksKey{alg: k.alg, key: k.key}
 		}
 	}
-}
-
-// WithJWTIssuer requires the iss claim of every JWT to equal iss.
-func WithJWTIssuer(iss string) AuthOption {
-	return func(a *Authenticator) { a.issuer = iss }
-}
-
-// WithJWTAudience requires the aud claim of every JWT to contain aud.
-func WithJWTAudience(aud string) AuthOption {
-	return func(a *Authenticator) { a.aud = aud }
-}
-
-// WithJWTLeeway sets the clock skew allowed on exp, nbf and iat.
-func WithJWTLeeway(d time.Duration) AuthOption {
-	return func(a *Authenticator) { a.leeway = d }
-}
-
-// WithAuthClock sets the clock JWT times are checked against.
-func WithAuthClock(now func() time.Time) AuthOption {
-	return func(a *Authenticator) { a.now = now }
-}
-
-// WithAuthLogger receives, at debug level, why a JWT was refused; the
-// caller only ever learns that the token is invalid or expired.
-func WithAuthLogger(l *slog.Logger) AuthOption {
-	return func(a *Authenticator) { a.logger = l }
-}
-
-// NewAuthenticator returns an Authenticator that checks API keys against
-// store, and JWTs as the options configure.
-func NewAuthenticator(store canvas.Store, opts ...AuthOption) *Authenticator {
-	a := &Authenticator{
-		store:  store,
-		logger: slog.New(slog.DiscardHandler),
-		now:    time.Now,
-		leeway: DefaultJWTLeeway,
-		jwks:   map[string]jwksKey{},
-	}
-	for _, opt := range opts {
-		opt(a)
-	}
-	cv, _ := store.(canvas.ChangeVersioner)
+	cv := opts.Changes
 	a.keys = freshcache.New[string, canvas.Principal](cv, authCacheSize)
 	a.workspaces = freshcache.New[string, bool](cv, authCacheSize)
 	a.secretParser = a.newParser("HS256")

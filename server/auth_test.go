@@ -30,12 +30,13 @@ import (
 var authNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // newJWTEnv is newTestEnv with an authenticator that also takes JWTs as
-// opts configure, on the fixed clock authNow.
-func newJWTEnv(t testing.TB, opts ...server.AuthOption) *testEnv {
+// opts configure (its Store, Changes and clock are the env's), on the fixed
+// clock authNow.
+func newJWTEnv(t testing.TB, opts server.AuthOptions) *testEnv {
 	t.Helper()
-	opts = append([]server.AuthOption{server.WithAuthClock(func() time.Time { return authNow })}, opts...)
 	return newTestEnv(t, func(_ testing.TB, db *sqlite.DB, o *server.Options) {
-		o.Auth = server.NewAuthenticator(db, opts...)
+		opts.Store, opts.Changes, opts.Now = db, db, func() time.Time { return authNow }
+		o.Auth = server.NewAuthenticator(opts)
 	})
 }
 
@@ -117,7 +118,7 @@ func TestAuthenticator_APIKey(t *testing.T) {
 
 func TestAuthenticator_JWTSecret(t *testing.T) {
 	secret := []byte("a-long-enough-test-secret-of-32-bytes!")
-	e := newJWTEnv(t, server.WithJWTSecret(secret))
+	e := newJWTEnv(t, server.AuthOptions{JWTSecrets: [][]byte{secret}})
 	hs := func(role canvas.Role, edit func(jwt.MapClaims)) string {
 		return mustSign(t, jwt.SigningMethodHS256, secret, "", e.claims(role, edit))
 	}
@@ -218,7 +219,7 @@ func TestAuthenticator_JWKS(t *testing.T) {
 	path, rsaKey, ecKey := testJWKS(t)
 	set, err := server.LoadJWKSFile(path)
 	require.NoError(t, err)
-	e := newJWTEnv(t, server.WithJWKS(set), server.WithJWTIssuer("https://id.example"), server.WithJWTAudience("canvas"))
+	e := newJWTEnv(t, server.AuthOptions{JWKS: set, Issuer: "https://id.example", Audience: "canvas"})
 	claims := func(edit func(jwt.MapClaims)) jwt.MapClaims {
 		return e.claims(canvas.RoleViewer, func(c jwt.MapClaims) {
 			c["iss"] = "https://id.example"

@@ -36,9 +36,9 @@ func mustBenchServed(b *testing.B) *benchServed {
 	b.Cleanup(func() { db.Close() })
 	h, err := server.New(server.Options{
 		Store:        db,
-		Canvases:     canvas.NewService(db),
-		Environments: env.NewService(db, db),
-		Auth:         server.NewAuthenticator(db),
+		Canvases:     canvas.NewService(canvas.Options{Store: db}),
+		Environments: env.NewService(env.Options{Store: db, Canvases: db, Changes: db}),
+		Auth:         server.NewAuthenticator(server.AuthOptions{Store: db, Changes: db}),
 	})
 	require.NoError(b, err)
 

@@ -280,7 +280,7 @@ func TestCanvas_List(t *testing.T) {
 // such a token sees: personal drafts and favorited.
 func TestCanvas_UserIdentity(t *testing.T) {
 	secret := []byte("canvas-test-secret-canvas-test-secret")
-	e := newJWTEnv(t, server.WithJWTSecret(secret))
+	e := newJWTEnv(t, server.AuthOptions{JWTSecrets: [][]byte{secret}})
 	user := func(sub string) string {
 		return mustSign(t, jwt.SigningMethodHS256, secret, "", e.claims(canvas.RoleEditor, func(c jwt.MapClaims) { c["sub"] = sub }))
 	}

@@ -104,9 +104,12 @@ func TestVersion_Create(t *testing.T) {
 		assert.Equal(t, "Use {{x}}", own["content"], "the rest is copied")
 	})
 	t.Run("Workflow", func(t *testing.T) {
-		v := e.mustVersion(t, map[string]any{"isWorkflow": true, "workflowSpec": map[string]any{"nodes": []any{}}})
-		assert.Equal(t, true, v["isWorkflow"])
-		assert.Equal(t, map[string]any{"nodes": []any{}}, v["workflowSpec"])
+		// Specs are compiled when saved (workflow_test.go runs them); a
+		// service without the workflow compiler refuses them.
+		r := e.Do(http.MethodPost, "/prompt-version", e.Editor, map[string]any{"promptId": e.Canvas,
+			"isWorkflow": true, "workflowSpec": map[string]any{"nodes": []any{}}})
+		require.Equal(t, http.StatusUnprocessableEntity, r.Status, "%s", r.Body)
+		assert.Contains(t, string(r.Body), `"/json/workflowSpec"`)
 	})
 
 	otherCanvas := mustCanvas(t, e.testEnv, e.Project, "other")["id"].(string)

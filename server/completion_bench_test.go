@@ -39,9 +39,9 @@ func mustBenchCompletion(b *testing.B) *benchCompletion {
 	db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "canvas.db"))
 	require.NoError(b, err)
 	b.Cleanup(func() { db.Close() })
-	envs := env.NewService(db, db)
+	envs := env.NewService(env.Options{Store: db, Canvases: db, Changes: db})
 	h, err := server.New(server.Options{
-		Store: db, Canvases: canvas.NewService(db), Environments: envs, Auth: server.NewAuthenticator(db),
+		Store: db, Canvases: canvas.NewService(canvas.Options{Store: db}), Environments: envs, Auth: server.NewAuthenticator(server.AuthOptions{Store: db, Changes: db}),
 		Completions: completion.NewService(completion.Options{Store: db, Canvases: db, Environments: envs,
 			Models: model.NewCaller(model.Options{})}),
 	})

@@ -545,8 +545,8 @@ func TestFile_SecretSurvivesRestart(t *testing.T) {
 	db, err := sqlite.Open(context.Background(), e.Path)
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	h, err := server.New(server.Options{Store: db, Canvases: canvas.NewService(db), Environments: env.NewService(db, db),
-		Auth: server.NewAuthenticator(db), Files: newTestVault(t, db, e.BlobDir, nil)})
+	h, err := server.New(server.Options{Store: db, Canvases: canvas.NewService(canvas.Options{Store: db}), Environments: env.NewService(env.Options{Store: db, Canvases: db, Changes: db}),
+		Auth: server.NewAuthenticator(server.AuthOptions{Store: db, Changes: db}), Files: newTestVault(t, db, e.BlobDir, nil)})
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

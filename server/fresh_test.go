@@ -153,7 +153,7 @@ func TestAuthenticator_Fresh(t *testing.T) {
 		// Whether a JWT's workspace exists is cached, the answer "no" too:
 		// a workspace created since is seen on the next request.
 		secret := []byte("a-long-enough-test-secret-of-32-bytes!")
-		e := newJWTEnv(t, server.WithJWTSecret(secret))
+		e := newJWTEnv(t, server.AuthOptions{JWTSecrets: [][]byte{secret}})
 		ws := &canvas.Workspace{ID: "7f0e6d3a-4a63-4d3b-9c55-0a4f4d0f4a11", Name: "later"}
 		token := mustSign(t, jwt.SigningMethodHS256, secret, "", e.claims(canvas.RoleViewer, func(c jwt.MapClaims) {
 			c["workspace_id"] = ws.ID
@@ -179,7 +179,7 @@ func TestAuthenticator_Cache(t *testing.T) {
 	require.NoError(t, db.CreateAPIKey(ctx, key))
 
 	cs := &countingStore{DB: db}
-	auth := server.NewAuthenticator(cs)
+	auth := server.NewAuthenticator(server.AuthOptions{Store: cs, Changes: cs})
 	authenticate := func() (*canvas.Principal, error) {
 		req := httptest.NewRequest("GET", "/projects", nil)
 		req.Header.Set("Authorization", "Bearer "+token)

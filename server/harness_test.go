@@ -53,14 +53,19 @@ func newTestEnv(t testing.TB, opts ...envOption) *testEnv {
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 
+	envs := env.NewService(env.Options{Store: db, Canvases: db, Changes: db})
 	o := server.Options{
 		Store:        db,
-		Canvases:     canvas.NewService(db),
-		Environments: env.NewService(db, db),
-		Auth:         server.NewAuthenticator(db),
+		Environments: envs,
+		Auth:         server.NewAuthenticator(server.AuthOptions{Store: db, Changes: db}),
 	}
 	for _, opt := range opts {
 		opt(t, db, &o)
+	}
+	if o.Canvases == nil {
+		// A promotion publishes through the environment service, as the
+		// engine wires it.
+		o.Canvases = canvas.NewService(canvas.Options{Store: db, Promoter: o.Environments})
 	}
 	h, err := server.New(o)
 	require.NoError(t, err)
@@ -184,7 +189,7 @@ func newWorkflowEnv(t *testing.T) *workflowEnv {
 			Notify:  ce.notify, Cancel: we.cancel, PollInterval: 20 * time.Millisecond})
 		ce.Service = completion.NewService(completion.Options{Store: db, Canvases: db,
 			Environments: o.Environments, Models: models, Notify: ce.notify, Workflows: we.Workflows})
-		o.Canvases = canvas.NewService(db, canvas.WithWorkflows(we.Workflows))
+		o.Canvases = canvas.NewService(canvas.Options{Store: db, Workflows: we.Workflows, Promoter: o.Environments})
 		o.Completions = ce.Service
 		o.Workflows = we.Workflows
 	})

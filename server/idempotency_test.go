@@ -49,8 +49,8 @@ func newIdemEnv(t *testing.T) *idemEnv {
 	start := time.Now().UTC()
 	e.now.Store(&start)
 	db.Now = func() time.Time { return *e.now.Load() }
-	s, err := newServer(Options{Store: db, Canvases: canvas.NewService(db), Environments: env.NewService(db, db),
-		Auth: NewAuthenticator(db)})
+	s, err := newServer(Options{Store: db, Canvases: canvas.NewService(canvas.Options{Store: db}), Environments: env.NewService(env.Options{Store: db, Canvases: db, Changes: db}),
+		Auth: NewAuthenticator(AuthOptions{Store: db, Changes: db})})
 	require.NoError(t, err)
 	s.route("POST /test/run", s.idempotent(e.handle))
 	srv := httptest.NewServer(s.middleware(s.mux))

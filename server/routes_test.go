@@ -54,9 +54,9 @@ func newRoutedServer(t *testing.T) *Server {
 	t.Cleanup(func() { db.Close() })
 	s, err := newServer(Options{
 		Store:        db,
-		Canvases:     canvas.NewService(db),
-		Environments: env.NewService(db, db),
-		Auth:         NewAuthenticator(db),
+		Canvases:     canvas.NewService(canvas.Options{Store: db}),
+		Environments: env.NewService(env.Options{Store: db, Canvases: db, Changes: db}),
+		Auth:         NewAuthenticator(AuthOptions{Store: db, Changes: db}),
 	})
 	require.NoError(t, err)
 	return s

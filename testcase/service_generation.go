@@ -47,11 +47,6 @@ type GenerationOptions struct {
 	Cancel func(refID string) int
 	// NewID returns execution ids; nil means random UUIDs.
 	NewID func() string
-	// Finished, when set, is told of each generation HandleJob finishes
-	// (completed or failed), after that is committed. A crash between the
-	// commit and the call loses the call: a notification that must not be
-	// lost is a FinishedJob.
-	Finished func(ctx context.Context, g *Generation)
 	// FinishedJob, when set, returns the job that reports a generation
 	// HandleJob finishes (completed or failed), or nil for none. It is
 	// called inside the transaction that records the outcome, and the job
@@ -73,8 +68,6 @@ type GenerationService struct {
 	runner Runner
 	notify func()
 	cancel func(string) int
-	// finished is GenerationOptions.Finished, or nil.
-	finished func(context.Context, *Generation)
 	// finishedJob is GenerationOptions.FinishedJob, or nil.
 	finishedJob func(*Generation) (*queue.Job, error)
 	newID       func() string
@@ -83,7 +76,7 @@ type GenerationService struct {
 // NewGenerationService returns a GenerationService.
 func NewGenerationService(opts GenerationOptions) *GenerationService {
 	s := &GenerationService{tc: opts.TestCases, store: opts.Store, runner: opts.Runner,
-		notify: opts.Notify, cancel: opts.Cancel, newID: opts.NewID, finished: opts.Finished,
+		notify: opts.Notify, cancel: opts.Cancel, newID: opts.NewID,
 		finishedJob: opts.FinishedJob}
 	if s.notify == nil {
 		s.notify = func() {}

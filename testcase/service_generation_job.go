@@ -134,9 +134,6 @@ func (s *GenerationService) HandleJob(ctx context.Context, j *queue.Job) error {
 		if wrote {
 			s.notify()
 		}
-		if s.finished != nil {
-			s.finished(ctx, g)
-		}
 		return nil
 	case canvas.ErrorCode(err) == canvas.ECONFLICT:
 		return nil // aborted meanwhile: aborted stays

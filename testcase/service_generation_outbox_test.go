@@ -31,13 +31,13 @@ func TestGenerationService_FinishedJob(t *testing.T) {
 	ws := &canvas.Workspace{Name: "acme"}
 	require.NoError(t, db.CreateWorkspace(ctx, ws))
 	ctx = canvas.NewContext(ctx, &canvas.Principal{WorkspaceID: ws.ID, UserID: "ada", Role: canvas.RoleEditor})
-	canvases := canvas.NewService(db)
+	canvases := canvas.NewService(canvas.Options{Store: db})
 	c, err := canvases.CreateCanvas(ctx, canvas.CreateCanvasParams{Title: "Greeter"})
 	require.NoError(t, err)
 	v, err := canvases.CreateVersion(ctx, canvas.CreateVersionParams{PromptID: c.ID,
 		Message: &canvas.MessageInput{Content: "Say hi."}})
 	require.NoError(t, err)
-	runner := completion.NewService(completion.Options{Store: db, Canvases: db, Environments: env.NewService(db, db),
+	runner := completion.NewService(completion.Options{Store: db, Canvases: db, Environments: env.NewService(env.Options{Store: db, Canvases: db, Changes: db}),
 		Models: model.NewCaller(model.Options{})})
 	testCases := testcase.NewService(testcase.Options{Store: db, Canvases: db, Generations: db})
 	tc, err := testCases.CreateTestCase(ctx, testcase.CreateParams{PromptID: c.ID, Title: "hi"})

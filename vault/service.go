@@ -28,7 +28,7 @@ type Options struct {
 	// MaxSize bounds an upload, in bytes; zero means DefaultMaxSize.
 	MaxSize int64
 	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+	Now canvas.Clock
 	// NewID returns file ids; nil means random UUIDs.
 	NewID func() string
 }

@@ -41,7 +41,7 @@ type NotifierOptions struct {
 	// Notify, when set, wakes the queue worker after jobs are enqueued.
 	Notify func()
 	// Now is the clock of event timestamps; nil means time.Now.
-	Now func() time.Time
+	Now canvas.Clock
 }
 
 // Notifier turns application-scoped events into deliveries to the

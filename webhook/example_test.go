@@ -89,11 +89,11 @@ func ExampleNotifier_CanvasEventJob() {
 		log.Fatal(err)
 	}
 	ctx = canvas.NewContext(ctx, &canvas.Principal{WorkspaceID: ws.ID, UserID: "ada", Role: canvas.RoleEditor})
-	c, err := canvas.NewService(db).CreateCanvas(ctx, canvas.CreateCanvasParams{Title: "Greeter"})
+	c, err := canvas.NewService(canvas.Options{Store: db}).CreateCanvas(ctx, canvas.CreateCanvasParams{Title: "Greeter"})
 	if err != nil {
 		log.Fatal(err)
 	}
-	v, err := canvas.NewService(db).CreateVersion(ctx, canvas.CreateVersionParams{PromptID: c.ID,
+	v, err := canvas.NewService(canvas.Options{Store: db}).CreateVersion(ctx, canvas.CreateVersionParams{PromptID: c.ID,
 		Message: &canvas.MessageInput{Content: "Say hi."}})
 	if err != nil {
 		log.Fatal(err)
@@ -111,9 +111,9 @@ func ExampleNotifier_CanvasEventJob() {
 		Log: db, Subscriptions: db}
 	worker.Handle(webhook.JobKindCanvasEvent, notifier.HandleCanvasEvent)
 	worker.Handle(webhook.JobKind, deliverer.Handle)
-	envs := env.NewService(db, db, env.WithPublishOutbox(func(workspaceID string, pub *env.Publication) (*queue.Job, error) {
+	envs := env.NewService(env.Options{Store: db, Canvases: db, Changes: db, Notify: worker.Notify, Outbox: func(workspaceID string, pub *env.Publication) (*queue.Job, error) {
 		return notifier.CanvasEventJob(workspaceID, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
-	}, worker.Notify))
+	}})
 
 	if _, _, err := envs.Publish(ctx, env.PublishVersionParams{CanvasID: c.ID, EnvName: env.Production, VersionID: v.ID}); err != nil {
 		log.Fatal(err)

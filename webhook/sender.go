@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/internal/netguard"
 )
 
@@ -41,7 +42,7 @@ type SenderOptions struct {
 	Timeout time.Duration
 	// Now is the clock of the webhook-timestamp header; nil means
 	// time.Now.
-	Now func() time.Time
+	Now canvas.Clock
 	// UserAgent is sent unless a delivery's own headers name one; empty
 	// means "PromptCanvas-Webhooks/1".
 	UserAgent string

@@ -18,7 +18,7 @@ import (
 // completions returns a completion service that runs the harness'
 // workflows.
 func (h *harness) completions() *completion.Service {
-	return completion.NewService(completion.Options{Store: h.db, Canvases: h.db, Environments: env.NewService(h.db, h.db),
+	return completion.NewService(completion.Options{Store: h.db, Canvases: h.db, Environments: env.NewService(env.Options{Store: h.db, Canvases: h.db, Changes: h.db}),
 		Models: model.NewCaller(model.Options{}), Workflows: h.svc,
 		Notify: h.worker.Notify})
 }
@@ -119,7 +119,7 @@ func TestRunWorkflow_Ended(t *testing.T) {
 	h := newHarness(t, harnessOptions{register: func(r *workflow.Registry) { r.Register("fail", failing{&runs}) }})
 	svc := h.completions()
 	failSpec := strings.Replace(linearSpec, `"actionId": "template", "config": {"template": "B: {{steps.a.output}}"}`, `"actionId": "fail"`, 1)
-	_, _, err := env.NewService(h.db, h.db).Publish(h.ctx, env.PublishVersionParams{CanvasID: h.canvasID,
+	_, _, err := env.NewService(env.Options{Store: h.db, Canvases: h.db, Changes: h.db}).Publish(h.ctx, env.PublishVersionParams{CanvasID: h.canvasID,
 		EnvName: env.Production, VersionID: h.version(failSpec)})
 	require.NoError(t, err)
 	run, err := svc.Run(h.ctx, completion.RunParams{CanvasID: h.canvasID, Variables: map[string]any{"word": "w"}})

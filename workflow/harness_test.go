@@ -81,7 +81,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		PollInterval: 20 * time.Millisecond})
 	h.worker.Handle(workflow.JobKindRun, h.svc.HandleJob)
 	h.worker.Handle(workflow.JobKindDeadline, h.svc.HandleDeadline)
-	h.canvases = canvas.NewService(db, canvas.WithWorkflows(h.svc))
+	h.canvases = canvas.NewService(canvas.Options{Store: db, Workflows: h.svc})
 	c, err := h.canvases.CreateCanvas(h.ctx, canvas.CreateCanvasParams{Title: "Workflows"})
 	require.NoError(t, err)
 	h.canvasID = c.ID

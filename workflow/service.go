@@ -47,7 +47,7 @@ type Options struct {
 	Logger       *slog.Logger
 	// Now is the clock; nil means time.Now. NewID returns ids; nil means
 	// version 7 UUIDs.
-	Now   func() time.Time
+	Now   canvas.Clock
 	NewID func() string
 }
 

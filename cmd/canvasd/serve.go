@@ -93,8 +93,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		fmt.Fprintf(stdout, "admin API key: %s\n", token)
 	}
 
-	handler, err := server.New(server.Options{Engine: eng, Auth: server.NewAuthenticator(eng.Store, authOpts...),
-		Logger: logger})
+	authOpts.Store, authOpts.Changes = eng.Store, eng.Changes
+	handler, err := server.New(server.Options{Engine: eng, Auth: server.NewAuthenticator(authOpts), Logger: logger})
 	if err != nil {
 		return err
 	}
@@ -151,19 +151,19 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	return nil
 }
 
-// authOptions turns the JWT configuration into authenticator options: an
-// HS256 secret, a JWKS file, or both.
-func authOptions(cfg config, logger *slog.Logger) ([]server.AuthOption, error) {
-	opts := []server.AuthOption{server.WithAuthLogger(logger)}
+// authOptions turns the JWT configuration into the authenticator's
+// options: an HS256 secret, a JWKS file, or both.
+func authOptions(cfg config, logger *slog.Logger) (server.AuthOptions, error) {
+	opts := server.AuthOptions{Logger: logger}
 	if cfg.JWTSecret != "" {
-		opts = append(opts, server.WithJWTSecret([]byte(cfg.JWTSecret)))
+		opts.JWTSecrets = [][]byte{[]byte(cfg.JWTSecret)}
 	}
 	if cfg.JWKSFile != "" {
 		set, err := server.LoadJWKSFile(cfg.JWKSFile)
 		if err != nil {
-			return nil, fmt.Errorf("CANVAS_JWKS_FILE: %w", err)
+			return opts, fmt.Errorf("CANVAS_JWKS_FILE: %w", err)
 		}
-		opts = append(opts, server.WithJWKS(set))
+		opts.JWKS = set
 	}
 	return opts, nil
 }

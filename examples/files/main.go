@@ -52,7 +52,7 @@ func run(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	defer d.Close()
-	handler, err = server.New(server.Options{Engine: d.Engine, Auth: server.NewAuthenticator(d.Store)})
+	handler, err = server.New(server.Options{Engine: d.Engine, Auth: server.NewAuthenticator(server.AuthOptions{Store: d.Store, Changes: d.Changes})})
 	if err != nil {
 		return err
 	}

@@ -15,53 +15,18 @@ import (
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
-func TestService_PublishHook(t *testing.T) {
-	f := mustFixture(t)
-	var told []*env.Publication
-	var workspaces []string
-	f.svc = env.NewService(f.db, f.db, env.WithPublishHook(func(_ context.Context, ws string, pub *env.Publication) {
-		workspaces = append(workspaces, ws)
-		told = append(told, pub)
-	}))
-	v1, v2 := f.mustVersion(t, "v1", "one"), f.mustVersion(t, "v2", "two")
-
-	t.Run("OK", func(t *testing.T) {
-		pub := f.mustPublish(t, env.Production, v1.ID)
-		require.Len(t, told, 1)
-		assert.Equal(t, pub.PublicationID, told[0].PublicationID)
-		assert.Equal(t, f.canvas.ID, told[0].PromptID)
-		assert.Equal(t, []string{f.workspace.ID}, workspaces)
-	})
-	t.Run("AlreadyActive", func(t *testing.T) {
-		f.mustPublish(t, env.Production, v1.ID)
-		assert.Len(t, told, 1, "publishing the active version again creates nothing to tell")
-	})
-	t.Run("Rollback", func(t *testing.T) {
-		f.mustPublish(t, env.Production, v2.ID)
-		f.mustPublish(t, env.Production, v1.ID)
-		require.Len(t, told, 3)
-		assert.Equal(t, v1.ID, told[2].VersionID)
-	})
-	t.Run("Forbidden", func(t *testing.T) {
-		_, _, err := f.svc.Publish(f.as(canvas.RoleViewer), env.PublishVersionParams{
-			CanvasID: f.canvas.ID, EnvName: env.Production, VersionID: v2.ID})
-		require.Error(t, err)
-		assert.Len(t, told, 3, "a refused publish is not told")
-	})
-}
-
 func TestService_PublishOutbox(t *testing.T) {
 	f := mustFixture(t)
 	ctx := context.Background()
 	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: f.db})
 	woken := 0
 	fail := false
-	f.svc = env.NewService(f.db, f.db, env.WithPublishOutbox(func(ws string, pub *env.Publication) (*queue.Job, error) {
+	f.svc = env.NewService(env.Options{Store: f.db, Canvases: f.db, Changes: f.db, Notify: func() { woken++ }, Outbox: func(ws string, pub *env.Publication) (*queue.Job, error) {
 		if fail {
 			return nil, canvas.Errorf(canvas.EINTERNAL, "the outbox is down")
 		}
 		return notifier.CanvasEventJob(ws, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
-	}, func() { woken++ }))
+	}})
 	v1, v2 := f.mustVersion(t, "v1", "one"), f.mustVersion(t, "v2", "two")
 	// outboxJobs claims the canvas_event jobs written so far: no worker
 	// runs in this test, so each was written by a publish.
@@ -114,10 +79,10 @@ func TestService_PromoteVersion(t *testing.T) {
 	f := mustFixture(t)
 	ctx := context.Background()
 	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: f.db})
-	f.svc = env.NewService(f.db, f.db, env.WithPublishOutbox(func(ws string, pub *env.Publication) (*queue.Job, error) {
+	f.svc = env.NewService(env.Options{Store: f.db, Canvases: f.db, Changes: f.db, Notify: nil, Outbox: func(ws string, pub *env.Publication) (*queue.Job, error) {
 		return notifier.CanvasEventJob(ws, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
-	}, nil))
-	canvases := canvas.NewService(f.db, canvas.WithPromoter(f.svc))
+	}})
+	canvases := canvas.NewService(canvas.Options{Store: f.db, Promoter: f.svc})
 	v1 := f.mustVersion(t, "v1", "one")
 	outboxJobs := func(t *testing.T) []*queue.Job {
 		t.Helper()
