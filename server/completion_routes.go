@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -169,9 +170,14 @@ func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, svc *c
 		if code == canvas.ECANCELLED {
 			code = canvas.EPROVIDER
 		}
-		body, _ := json.Marshal(errorBody{Code: code, Message: canvas.ErrorMessage(err),
+		body, merr := json.Marshal(errorBody{Code: code, Message: canvas.ErrorMessage(err),
 			Details: canvas.ErrorDetails(err), RequestID: requestIDFrom(r.Context())})
-		_ = sw.event("error", body)
+		if merr != nil {
+			return merr // after the first byte: the adapter logs it
+		}
+		if werr := sw.event("error", body); werr != nil {
+			s.logger.DebugContext(r.Context(), "stream error event not sent", slog.Any("error", werr))
+		}
 		return nil
 	}
 	if !sw.started && pausedWorkflow(w, run) {

@@ -130,8 +130,7 @@ func (w *worder) leaf(ve *jsonschema.ValidationError) []canvas.Detail {
 		if items, ok := val.([]any); ok {
 			parts := make([]string, len(items))
 			for i, it := range items {
-				b, _ := json.Marshal(it)
-				parts[i] = string(b)
+				parts[i] = jsonText(it)
 			}
 			if len(parts) == 1 {
 				return one("must be " + parts[0])
@@ -139,8 +138,7 @@ func (w *worder) leaf(ve *jsonschema.ValidationError) []canvas.Detail {
 			return one("must be one of " + strings.Join(parts, ", "))
 		}
 	case "const":
-		b, _ := json.Marshal(val)
-		return one("must be " + string(b))
+		return one("must be " + jsonText(val))
 	case "minLength":
 		if number(val) == "1" {
 			return one("must not be empty")
@@ -316,4 +314,14 @@ func number(v any) string {
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
 	return fmt.Sprint(v)
+}
+
+// jsonText is v as JSON, or as Go prints it when it does not encode (a
+// schema keyword's value decoded from JSON always encodes).
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }

@@ -114,7 +114,10 @@ func idList(ids []string) string {
 	if len(ids) == 0 {
 		return "[]"
 	}
-	b, _ := json.Marshal(ids)
+	b, err := json.Marshal(ids)
+	if err != nil {
+		panic(err) // a []string always encodes
+	}
 	return string(b)
 }
 
