@@ -57,7 +57,8 @@ func Open(ctx context.Context, name string, role canvas.Role, opts engine.Option
 	}
 	d.Workspace = ws
 	d.done = make(chan error, 1)
-	go func() { d.done <- d.Run(context.WithoutCancel(ctx)) }()
+	runCtx := context.WithoutCancel(ctx)
+	go func() { d.done <- d.Run(runCtx) }()
 	ctx = canvas.NewContext(ctx, &canvas.Principal{WorkspaceID: ws.ID, UserID: UserID, Role: role})
 	return d, ctx, nil
 }
