@@ -48,5 +48,6 @@ func deliverer(cfg config, db store.Store, logger *slog.Logger) *webhook.Deliver
 // deliveryService returns the service of the delivery log, redelivery and
 // Test Requests.
 func deliveryService(cfg config, db store.Store) *webhook.DeliveryService {
-	return webhook.NewDeliveryService(webhook.DeliveryOptions{Log: db, Applications: db, Sender: webhookSender(cfg)})
+	return webhook.NewDeliveryService(webhook.DeliveryOptions{Log: db, Applications: db, Canvases: db,
+		Sender: webhookSender(cfg)})
 }
