@@ -76,6 +76,9 @@ type Server struct {
 	// patterns lists every registered route, so that a test can check each
 	// one against the OpenAPI document.
 	patterns []string
+	// literal maps each path registered without wildcards to its methods
+	// (with HEAD for GET), sorted; see addPattern.
+	literal map[string][]string
 }
 
 // handlerFunc is the shape of every handler: errors are returned, and the
@@ -142,7 +145,7 @@ func newServer(opts Options) (*Server, error) {
 // route registers an authenticated handler: the bearer token is checked
 // before h runs, and the principal is in the request context.
 func (s *Server) route(pattern string, h handlerFunc) {
-	s.patterns = append(s.patterns, pattern)
+	s.addPattern(pattern)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.auth.Authenticate(r)
 		if err != nil {
@@ -158,7 +161,7 @@ func (s *Server) route(pattern string, h handlerFunc) {
 
 // publicRoute registers a handler that needs no authentication.
 func (s *Server) publicRoute(pattern string, h handlerFunc) {
-	s.patterns = append(s.patterns, pattern)
+	s.addPattern(pattern)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		if err := h(w, r); err != nil {
 			s.writeError(w, r, err)
@@ -167,7 +170,8 @@ func (s *Server) publicRoute(pattern string, h handlerFunc) {
 }
 
 // middleware gives every request an id, recovers from panics, answers
-// unknown routes and wrong methods with the error body, and logs the
+// unknown routes and wrong methods with the error body (a wrong method on a
+// path registered without wildcards too, see addPattern), and logs the
 // request.
 func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -196,6 +200,9 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 					slog.Duration("duration", time.Since(start)))
 			}
 		}()
+		if s.literalMismatch(sw, r) {
+			return
+		}
 		if _, pattern := s.mux.Handler(r); pattern == "" {
 			s.notRouted(sw, r)
 			return
