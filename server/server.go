@@ -54,6 +54,11 @@ type Options struct {
 	// MaxBodyBytes bounds request bodies (413 beyond); zero means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// MaxHeaderBytes bounds a request's header block (431 with the error
+	// body beyond); zero means DefaultMaxHeaderBytes. It should stay below
+	// the http.Server's own MaxHeaderBytes, past which net/http answers
+	// 431 itself, in plain text.
+	MaxHeaderBytes int
 }
 
 // Server is the HTTP face of the service.
@@ -71,6 +76,7 @@ type Server struct {
 	auth         *Authenticator
 	logger       *slog.Logger
 	maxBody      int64
+	maxHeader    int
 	mux          *http.ServeMux
 	schemas      *schemaSet
 	// patterns lists every registered route, so that a test can check each
@@ -111,6 +117,7 @@ func newServer(opts Options) (*Server, error) {
 		auth:         opts.Auth,
 		logger:       opts.Logger,
 		maxBody:      opts.MaxBodyBytes,
+		maxHeader:    opts.MaxHeaderBytes,
 		mux:          http.NewServeMux(),
 	}
 	if s.logger == nil {
@@ -118,6 +125,9 @@ func newServer(opts Options) (*Server, error) {
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
+	}
+	if s.maxHeader <= 0 {
+		s.maxHeader = DefaultMaxHeaderBytes
 	}
 	schemas, err := loadSchemas()
 	if err != nil {
@@ -200,7 +210,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 					slog.Duration("duration", time.Since(start)))
 			}
 		}()
-		if s.literalMismatch(sw, r) {
+		if s.headersTooLarge(sw, r) || s.literalMismatch(sw, r) {
 			return
 		}
 		if _, pattern := s.mux.Handler(r); pattern == "" {
