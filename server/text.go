@@ -14,8 +14,8 @@ import (
 // valid text. encoding/json would silently replace either with U+FFFD, so
 // the server refuses them instead. body must be valid JSON.
 func invalidText(body []byte) (string, bool) {
-	if utf8.Valid(body) && !bytes.Contains(bytes.ToLower(body), []byte(`\ud`)) {
-		return "", false
+	if utf8.Valid(body) && !bytes.Contains(body, []byte(`\ud`)) && !bytes.Contains(body, []byte(`\uD`)) {
+		return "", false // the common case: no string to look at
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
