@@ -149,7 +149,9 @@ func (s *Service) GetRun(ctx context.Context, id string) (*Run, error) {
 }
 
 // GetTask returns a task run of the principal's workspace. It requires the
-// viewer role; a completion run is NOT_FOUND here.
+// viewer role; a completion run is NOT_FOUND here. A task belongs to no
+// canvas, so a project-restricted principal reads only the tasks it
+// created (FORBIDDEN otherwise).
 func (s *Service) GetTask(ctx context.Context, id string) (*Run, error) {
 	return s.get(ctx, id, KindTask)
 }
@@ -181,6 +183,10 @@ func (s *Service) get(ctx context.Context, id, kind string) (*Run, error) {
 		if _, err := s.canvas(ctx, p, r.CanvasID); err != nil {
 			return nil, err
 		}
+	} else if err := canvas.ReachableResource(ctx, s.canvases, p, "", r.CreatedBy); err != nil {
+		// A task belongs to no canvas: a project-restricted principal
+		// reads only the tasks it created.
+		return nil, err
 	}
 	return r, nil
 }

@@ -18,7 +18,8 @@ import (
 const completionMaxAttempts = 3
 
 // Run executes a completion of a canvas. It requires the editor role and
-// access to the canvas.
+// access to the canvas. A WebhookURL that is not an absolute http(s) URL
+// with a host is VALIDATION before anything else is read.
 //
 // The target is resolved in this order: EnvironmentName (an invalid name is
 // INVALID_ENVIRONMENT_NAME; combined with VersionID or ApplicationID it is
@@ -54,6 +55,9 @@ const completionMaxAttempts = 3
 func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 	p, err := canvas.Authorize(ctx, canvas.RoleEditor)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkWebhookURL(params.WebhookURL); err != nil {
 		return nil, err
 	}
 	ver, envName, err := s.target(ctx, p, &params)

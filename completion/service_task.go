@@ -18,7 +18,8 @@ const taskMaxAttempts = 3
 // WebhookURL (events task.succeeded and task.failed). It requires the editor
 // role. The prompt is one user message whose placeholders are filled from
 // Variables (a placeholder without a value is left as written); an empty
-// prompt or a model no provider serves is VALIDATION.
+// prompt, a WebhookURL that is not an absolute http(s) URL with a host,
+// or a model no provider serves is VALIDATION.
 func (s *Service) RunTask(ctx context.Context, params TaskParams) (*Run, error) {
 	p, err := canvas.Authorize(ctx, canvas.RoleEditor)
 	if err != nil {
@@ -26,6 +27,9 @@ func (s *Service) RunTask(ctx context.Context, params TaskParams) (*Run, error) 
 	}
 	if strings.TrimSpace(params.Prompt) == "" {
 		return nil, canvas.Invalid("Request failed validation.", canvas.Detail{Path: "/json/prompt", Message: "is required"})
+	}
+	if err := checkWebhookURL(params.WebhookURL); err != nil {
+		return nil, err
 	}
 	name := params.Model
 	if name == "" {

@@ -185,7 +185,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	sender := webhook.NewSender(webhook.SenderOptions{AllowPrivateNetworks: lim.AllowPrivateNetworks})
 	e.Applications = webhook.NewApplicationService(webhook.ApplicationOptions{Store: db, Canvases: db,
 		SecretOverlap: lim.SecretOverlap})
-	e.Deliveries = webhook.NewDeliveryService(webhook.DeliveryOptions{Log: db, Applications: db, Sender: sender})
+	e.Deliveries = webhook.NewDeliveryService(webhook.DeliveryOptions{Log: db, Applications: db, Canvases: db, Sender: sender})
 	deliverer := &webhook.Deliverer{Sender: sender, Logger: opts.Logger, Log: db, Subscriptions: db,
 		MaxConsecutiveFailures: lim.MaxConsecutiveDeliveryFailures}
 	r := lim.Retention

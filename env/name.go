@@ -18,13 +18,19 @@ var (
 	reserved = map[string]bool{Production: true, "promoted": true, "latest": true, "draft": true}
 )
 
-// NormalizeName trims name and checks the name rules shared by every use of
-// an environment name: lowercase letters and digits in segments joined by
-// single hyphens, at most 64 characters. It returns INVALID_ENVIRONMENT_NAME
-// for a name that breaks them. Reserved names pass; the operations that must
-// refuse them use CheckCustomName or CheckPublishName.
+// nameSpace is the whitespace trimmed around an environment name: ASCII
+// whitespace, the set a JSON Schema pattern can name the same way in every
+// regular expression dialect (server/openapi.json says the same).
+const nameSpace = " \t\n\v\f\r"
+
+// NormalizeName trims name of ASCII whitespace and checks the name rules
+// shared by every use of an environment name: lowercase letters and digits
+// in segments joined by single hyphens, at most 64 characters. It returns
+// INVALID_ENVIRONMENT_NAME for a name that breaks them. Reserved names pass;
+// the operations that must refuse them use CheckCustomName or
+// CheckPublishName.
 func NormalizeName(name string) (string, error) {
-	n := strings.TrimSpace(name)
+	n := strings.Trim(name, nameSpace)
 	switch {
 	case n == "":
 		return "", invalidName(name, "must not be empty")

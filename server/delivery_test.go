@@ -66,7 +66,7 @@ func (rc *logReceiver) requests() []logHookRequest {
 func withDeliveries(guarded bool) envOption {
 	return func(t testing.TB, db *sqlite.DB, o *server.Options) {
 		o.Applications = webhook.NewApplicationService(webhook.ApplicationOptions{Store: db, Canvases: db})
-		o.Deliveries = webhook.NewDeliveryService(webhook.DeliveryOptions{Log: db, Applications: db,
+		o.Deliveries = webhook.NewDeliveryService(webhook.DeliveryOptions{Log: db, Applications: db, Canvases: db,
 			Sender: webhook.NewSender(webhook.SenderOptions{AllowPrivateNetworks: !guarded})})
 	}
 }

@@ -19,6 +19,7 @@ var statusOf = map[string]int{
 	canvas.EMETHODNOTALLOWED:  http.StatusMethodNotAllowed,
 	canvas.ECONFLICT:          http.StatusConflict,
 	canvas.EPAYLOADTOOLARGE:   http.StatusRequestEntityTooLarge,
+	canvas.EHEADERSTOOLARGE:   http.StatusRequestHeaderFieldsTooLarge,
 	canvas.EINVALID:           http.StatusUnprocessableEntity,
 	canvas.ERATELIMITED:       http.StatusTooManyRequests,
 	canvas.EINTERNAL:          http.StatusInternalServerError,

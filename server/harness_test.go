@@ -62,7 +62,7 @@ func newTestEnv(t testing.TB, opts ...envOption) *testEnv {
 	for _, opt := range opts {
 		opt(t, db, &o)
 	}
-	if o.Canvases == nil {
+	if o.Canvases == nil && o.Engine == nil {
 		// A promotion publishes through the environment service, as the
 		// engine wires it.
 		o.Canvases = canvas.NewService(canvas.Options{Store: db, Promoter: o.Environments})

@@ -34,17 +34,17 @@ const maxReplayBody = 1 << 20
 // A streamed answer (text/event-stream) cannot be replayed: the key guards
 // against a concurrent duplicate while the stream runs and is released when
 // it ends, so a retry streams again. A request without the header runs as
-// usual.
+// usual; a blank or repeated header is VALIDATION, not taken for none.
 func (s *Server) idempotent(h handlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		key := r.Header.Get(idempotency.Header)
+		key, given := idempotencyKey(r)
 		p := canvas.PrincipalFrom(r.Context())
-		if key == "" || p == nil {
+		if !given || p == nil {
 			return h(w, r)
 		}
 		if !idempotency.ValidKey(key) {
 			return canvas.Invalid("Idempotency-Key is invalid.", canvas.Detail{Path: "/header/Idempotency-Key",
-				Message: "must be 1 to 255 printable ASCII characters"})
+				Message: "must be sent once, as 1 to 255 printable ASCII characters"})
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.maxBody))
 		if err != nil {

@@ -21,9 +21,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // decodeJSON reads the request body, bounded by the server's limit (413
-// beyond), parses it (400 when it is not JSON), validates it against the
-// named schema of the OpenAPI document (422 listing every problem), and
-// unmarshals it into dst.
+// beyond), parses it (400 when it is not JSON), refuses a string that is
+// not valid UTF-8 text (422 at its pointer, see invalidText), validates it
+// against the named schema of the OpenAPI document (422 listing every
+// problem), and unmarshals it into dst. Every JSON body of every route is
+// read here.
 func (s *Server) decodeJSON(r *http.Request, schema string, dst any) error {
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.maxBody))
 	if err != nil {
@@ -41,6 +43,10 @@ func (s *Server) decodeJSON(r *http.Request, schema string, dst any) error {
 	dec.UseNumber()
 	if err := dec.Decode(&doc); err != nil || dec.More() {
 		return canvas.Errorf(canvas.EBADREQUEST, "Request body is not valid JSON.")
+	}
+	if at, bad := invalidText(body); bad {
+		return canvas.Invalid("Request body failed validation.",
+			canvas.Detail{Path: "/json" + at, Message: "must be valid UTF-8 text"})
 	}
 	if err := s.schemas.validate(schema, doc); err != nil {
 		return err

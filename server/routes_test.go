@@ -140,7 +140,7 @@ func TestServer_RoutesErrorResponses(t *testing.T) {
 			var op operation
 			require.NoError(t, json.Unmarshal(raw, &op))
 			where := strings.ToUpper(method) + " " + path
-			want := []string{"500"}
+			want := []string{"431", "500"}
 			if op.Security == nil {
 				want = append(want, "401", "403", "404", "422")
 			}

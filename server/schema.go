@@ -97,9 +97,10 @@ func (s *schemaSet) schema(name string) (*jsonschema.Schema, error) {
 
 // validate checks doc, a decoded JSON value (numbers as json.Number or
 // float64), against the named component schema. It returns nil when doc is
-// valid, a VALIDATION error listing every problem as a detail whose path is
-// "/json" followed by the JSON pointer of the offending value, or an
-// internal error when the schema cannot be used.
+// valid, INVALID_ENVIRONMENT_NAME when an environment name breaks its rules
+// (see envNameError), a VALIDATION error listing every problem as a detail
+// whose path is "/json" followed by the JSON pointer of the offending
+// value, or an internal error when the schema cannot be used.
 func (s *schemaSet) validate(name string, doc any) error {
 	sch, err := s.schema(name)
 	if err != nil {
@@ -112,6 +113,9 @@ func (s *schemaSet) validate(name string, doc any) error {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
 		return fmt.Errorf("server: validate against %q: %w", name, err)
+	}
+	if err := envNameError(ve, doc); err != nil {
+		return err
 	}
 	return canvas.Invalid("Request body failed validation.", schemadetail.Details(ve, s.doc, doc, "/json")...)
 }

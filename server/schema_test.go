@@ -88,7 +88,7 @@ func TestSchemaSet_Validate(t *testing.T) {
 			{Path: "/json/index", Message: "must be an integer"},
 		}},
 		{"ProjectEmptyName", "CreateProjectRequest", `{"name":""}`, []canvas.Detail{{Path: "/json/name", Message: "must not be empty"}}},
-		{"EnvironmentNameAnyString", "CreateEnvironmentRequest", `{"resourceType":"prompt","resourceId":"` + id + `","name":"Not A Valid Name"}`, nil},
+		{"EnvironmentNameOK", "CreateEnvironmentRequest", `{"resourceType":"prompt","resourceId":"` + id + `","name":" staging-2 "}`, nil},
 		{"PublishBadResourceType", "PublishRequest", `{"resourceType":"agent","resourceId":"` + id + `","envName":"production","versionId":"` + id + `"}`, []canvas.Detail{
 			{Path: "/json/resourceType", Message: `must be "prompt"`},
 		}},

@@ -62,6 +62,11 @@ type Options struct {
 	// MaxBodyBytes bounds request bodies (413 beyond); zero means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// MaxHeaderBytes bounds a request's header block (431 with the error
+	// body beyond); zero means DefaultMaxHeaderBytes. It should stay below
+	// the http.Server's own MaxHeaderBytes, past which net/http answers
+	// 431 itself, in plain text.
+	MaxHeaderBytes int
 }
 
 // Server is the HTTP face of the service.
@@ -79,11 +84,15 @@ type Server struct {
 	auth         *Authenticator
 	logger       *slog.Logger
 	maxBody      int64
+	maxHeader    int
 	mux          *http.ServeMux
 	schemas      *schemaSet
 	// patterns lists every registered route, so that a test can check each
 	// one against the OpenAPI document.
 	patterns []string
+	// literal maps each path registered without wildcards to its methods
+	// (with HEAD for GET), sorted; see addPattern.
+	literal map[string][]string
 }
 
 // handlerFunc is the shape of every handler: errors are returned, and the
@@ -128,6 +137,7 @@ func newServer(opts Options) (*Server, error) {
 		auth:         opts.Auth,
 		logger:       opts.Logger,
 		maxBody:      opts.MaxBodyBytes,
+		maxHeader:    opts.MaxHeaderBytes,
 		mux:          http.NewServeMux(),
 	}
 	if s.logger == nil {
@@ -135,6 +145,9 @@ func newServer(opts Options) (*Server, error) {
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
+	}
+	if s.maxHeader <= 0 {
+		s.maxHeader = DefaultMaxHeaderBytes
 	}
 	schemas, err := loadSchemas()
 	if err != nil {
@@ -162,7 +175,7 @@ func newServer(opts Options) (*Server, error) {
 // route registers an authenticated handler: the bearer token is checked
 // before h runs, and the principal is in the request context.
 func (s *Server) route(pattern string, h handlerFunc) {
-	s.patterns = append(s.patterns, pattern)
+	s.addPattern(pattern)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.auth.Authenticate(r)
 		if err != nil {
@@ -178,7 +191,7 @@ func (s *Server) route(pattern string, h handlerFunc) {
 
 // publicRoute registers a handler that needs no authentication.
 func (s *Server) publicRoute(pattern string, h handlerFunc) {
-	s.patterns = append(s.patterns, pattern)
+	s.addPattern(pattern)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		if err := h(w, r); err != nil {
 			s.writeError(w, r, err)
@@ -187,7 +200,8 @@ func (s *Server) publicRoute(pattern string, h handlerFunc) {
 }
 
 // middleware gives every request an id, recovers from panics, answers
-// unknown routes and wrong methods with the error body, and logs the
+// unknown routes and wrong methods with the error body (a wrong method on a
+// path registered without wildcards too, see addPattern), and logs the
 // request.
 func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -217,6 +231,9 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 					slog.Duration("duration", time.Since(start)))
 			}
 		}()
+		if s.headersTooLarge(sw, r) || s.literalMismatch(sw, r) {
+			return
+		}
 		if _, pattern := s.mux.Handler(r); pattern == "" {
 			s.notRouted(sw, r)
 			return

@@ -17,8 +17,11 @@ import (
 // edit made while the job waits does not change what runs, and the identity
 // the run is recorded under.
 type generationInput struct {
-	UserID         string         `json:"userId,omitempty"`
-	KeyID          string         `json:"keyId,omitempty"`
+	UserID string `json:"userId,omitempty"`
+	KeyID  string `json:"keyId,omitempty"`
+	// Projects is the caller's project restriction (null for none), so
+	// that the run resolves files as the caller may.
+	Projects       []string       `json:"projects"`
 	Variables      map[string]any `json:"variables,omitempty"`
 	Messages       []Message      `json:"messages,omitempty"`
 	Files          []File         `json:"files,omitempty"`
@@ -27,7 +30,7 @@ type generationInput struct {
 }
 
 func newGenerationInput(p *canvas.Principal, tc *TestCase) generationInput {
-	return generationInput{UserID: p.UserID, KeyID: p.KeyID, Variables: tc.Variables, Messages: tc.Messages,
+	return generationInput{UserID: p.UserID, KeyID: p.KeyID, Projects: p.Projects, Variables: tc.Variables, Messages: tc.Messages,
 		Files: tc.Files, ExpectedOutput: tc.ExpectedOutput, Evaluator: tc.Evaluator}
 }
 
@@ -99,7 +102,8 @@ func (s *GenerationService) HandleJob(ctx context.Context, j *queue.Job) error {
 	default:
 		return err
 	}
-	p := &canvas.Principal{WorkspaceID: j.WorkspaceID, UserID: in.UserID, KeyID: in.KeyID, Role: canvas.RoleEditor}
+	p := &canvas.Principal{WorkspaceID: j.WorkspaceID, UserID: in.UserID, KeyID: in.KeyID, Role: canvas.RoleEditor,
+		Projects: in.Projects}
 	conv := make([]model.Message, len(in.Messages))
 	for i, m := range in.Messages {
 		conv[i] = model.Message{Role: m.Role, Content: m.Content}

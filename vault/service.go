@@ -37,7 +37,9 @@ type Options struct {
 // the bytes, serves metadata and bytes inside the uploader's workspace, and
 // removes files. Methods other than Upload read the Principal from their
 // context: editors create and delete files, viewers read them. A file of
-// another workspace is NOT_FOUND, never FORBIDDEN.
+// another workspace is NOT_FOUND, never FORBIDDEN. A file belongs to no
+// project: a project-restricted principal reaches only the files it
+// uploaded, and any other file of its workspace is FORBIDDEN to it.
 type Service struct {
 	store    Store
 	blobs    Blobs
@@ -120,7 +122,14 @@ func (s *Service) GetFile(ctx context.Context, id string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.store.GetFile(ctx, p.WorkspaceID, id)
+	f, err := s.store.GetFile(ctx, p.WorkspaceID, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := reachFile(p, f); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // Open returns the metadata and the bytes of an uploaded file of the
@@ -134,6 +143,9 @@ func (s *Service) Open(ctx context.Context, id string) (*File, io.ReadCloser, er
 	}
 	f, err := s.store.GetFile(ctx, p.WorkspaceID, id)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := reachFile(p, f); err != nil {
 		return nil, nil, err
 	}
 	if !f.Uploaded() {
@@ -219,6 +231,15 @@ func (s *Service) DeleteFile(ctx context.Context, id string) error {
 	p, err := canvas.Authorize(ctx, canvas.RoleEditor)
 	if err != nil {
 		return err
+	}
+	if p.Restricted() {
+		f, err := s.store.GetFile(ctx, p.WorkspaceID, id)
+		if err != nil {
+			return err
+		}
+		if err := reachFile(p, f); err != nil {
+			return err
+		}
 	}
 	f, err := s.store.DeleteFile(ctx, p.WorkspaceID, id)
 	if err != nil {

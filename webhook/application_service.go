@@ -43,7 +43,12 @@ type ApplicationOptions struct {
 // ApplicationService manages applications and their subscriptions. Every
 // method reads the Principal from its context: viewers read, admins write.
 // An application's canvas (PromptID) must be reachable by the principal
-// (canvas.ReachableCanvas) when it is set or changed.
+// (canvas.ReachableCanvas) when it is set or changed. An application
+// follows the project rule of its canvas: a project-restricted principal
+// reaches only the applications of canvases it reaches (FORBIDDEN
+// otherwise), lists only those, and can neither create an application
+// without a canvas nor clear one's canvas, since such an application
+// belongs to no project.
 type ApplicationService struct {
 	store    ApplicationStore
 	canvases canvas.Store
@@ -135,6 +140,8 @@ func (s *ApplicationService) CreateApplication(ctx context.Context, params Creat
 		if _, err := canvas.ReachableCanvas(ctx, s.canvases, p, *params.PromptID); err != nil {
 			return nil, err
 		}
+	} else if p.Restricted() {
+		return nil, canvas.ErrOutsideProjects()
 	}
 	a := &Application{
 		WorkspaceID: p.WorkspaceID, Name: strings.TrimSpace(params.Name), PromptID: params.PromptID,
@@ -167,20 +174,60 @@ func (s *ApplicationService) GetApplication(ctx context.Context, id string) (*Ap
 	if err != nil {
 		return nil, err
 	}
+	return s.application(ctx, p, id)
+}
+
+// application returns an application of the principal's workspace that
+// the principal reaches.
+func (s *ApplicationService) application(ctx context.Context, p *canvas.Principal, id string) (*Application, error) {
 	if uuid.Validate(id) != nil {
 		return nil, canvas.NotFound("application")
 	}
-	return s.store.GetApplication(ctx, p.WorkspaceID, id)
+	a, err := s.store.GetApplication(ctx, p.WorkspaceID, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := reachApplication(ctx, s.canvases, p, a); err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
-// ListApplications returns the applications of the principal's workspace,
-// oldest first. It requires the viewer role.
+// ListApplications returns the applications of the principal's workspace
+// that it reaches, oldest first. It requires the viewer role.
 func (s *ApplicationService) ListApplications(ctx context.Context) ([]*Application, error) {
 	p, err := canvas.Authorize(ctx, canvas.RoleViewer)
 	if err != nil {
 		return nil, err
 	}
-	return s.store.ListApplications(ctx, p.WorkspaceID, "")
+	apps, err := s.store.ListApplications(ctx, p.WorkspaceID, "")
+	if err != nil || !p.Restricted() {
+		return apps, err
+	}
+	// A restricted principal sees the applications of the canvases it
+	// reaches; each canvas is read once.
+	reached := map[string]bool{}
+	out := apps[:0]
+	for _, a := range apps {
+		if a.PromptID == nil {
+			continue
+		}
+		ok, seen := reached[*a.PromptID]
+		if !seen {
+			switch err := reachApplication(ctx, s.canvases, p, a); canvas.ErrorCode(err) {
+			case "":
+				ok = true
+			case canvas.EFORBIDDEN, canvas.ENOTFOUND:
+			default:
+				return nil, err
+			}
+			reached[*a.PromptID] = ok
+		}
+		if ok {
+			out = append(out, a)
+		}
+	}
+	return out, nil
 }
 
 // UpdateApplication applies a partial update; each events field given
@@ -214,7 +261,7 @@ func (s *ApplicationService) UpdateApplication(ctx context.Context, id string, p
 		}
 		upd.EnvironmentName = &name
 	}
-	if _, err := s.store.GetApplication(ctx, p.WorkspaceID, id); err != nil {
+	if _, err := s.application(ctx, p, id); err != nil {
 		return nil, err
 	}
 	if params.PromptIDSet {
@@ -222,6 +269,8 @@ func (s *ApplicationService) UpdateApplication(ctx context.Context, id string, p
 			if _, err := canvas.ReachableCanvas(ctx, s.canvases, p, *params.PromptID); err != nil {
 				return nil, err
 			}
+		} else if p.Restricted() {
+			return nil, canvas.ErrOutsideProjects()
 		}
 		upd.PromptID = &params.PromptID
 	}
@@ -242,8 +291,8 @@ func (s *ApplicationService) DeleteApplication(ctx context.Context, id string) e
 	if err != nil {
 		return err
 	}
-	if uuid.Validate(id) != nil {
-		return canvas.NotFound("application")
+	if _, err := s.application(ctx, p, id); err != nil {
+		return err
 	}
 	return s.store.DeleteApplication(ctx, p.WorkspaceID, id)
 }
@@ -256,8 +305,8 @@ func (s *ApplicationService) RotateSecret(ctx context.Context, id string) (*Rota
 	if err != nil {
 		return nil, err
 	}
-	if uuid.Validate(id) != nil {
-		return nil, canvas.NotFound("application")
+	if _, err := s.application(ctx, p, id); err != nil {
+		return nil, err
 	}
 	secret := NewSecret()
 	expires := time.Now().UTC().Add(s.overlap)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/queue"
 )
 
@@ -147,6 +148,11 @@ type LogStore interface {
 	RecordAttempts(ctx context.Context, os []AttemptOutcome) error
 	// ListDeliveries returns one page of the log, newest first.
 	ListDeliveries(ctx context.Context, f DeliveryFilter) (*DeliveryPage, error)
+	// ListReachableDeliveries is ListDeliveries over the deliveries whose
+	// event is about a canvas of scope (EventCanvasID): a live canvas of
+	// scope's workspace, of one of its projects when it has some, or a
+	// personal draft of its user. Page and total count only those.
+	ListReachableDeliveries(ctx context.Context, f DeliveryFilter, scope canvas.Scope) (*DeliveryPage, error)
 	// GetDelivery returns a delivery of the workspace with every attempt;
 	// NOT_FOUND when it does not exist in that workspace.
 	GetDelivery(ctx context.Context, workspaceID, id string) (*LoggedDelivery, error)

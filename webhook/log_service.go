@@ -21,6 +21,10 @@ type DeliveryOptions struct {
 	Log LogStore
 	// Applications provides the subscription a Test Request is sent to.
 	Applications ApplicationStore
+	// Canvases reads the canvases deliveries and applications belong to,
+	// to apply their project rule to restricted principals; without it a
+	// restricted principal reaches no delivery.
+	Canvases canvas.Store
 	// Sender sends Test Requests, through the same network guard as
 	// every delivery.
 	Sender *Sender
@@ -28,20 +32,27 @@ type DeliveryOptions struct {
 
 // DeliveryService reads the delivery log, redelivers, and sends Test
 // Requests. Every method reads the Principal from its context and works in
-// its workspace: viewers read, admins redeliver and test.
+// its workspace: viewers read, admins redeliver and test. A delivery
+// follows the project rule of the canvas its event is about
+// (LoggedDelivery.CanvasID), and a Test Request that of its application:
+// a project-restricted principal reaches, lists and acts on only those of
+// canvases it reaches (FORBIDDEN otherwise), and no delivery whose event
+// names no canvas (a task's).
 type DeliveryService struct {
-	log    LogStore
-	apps   ApplicationStore
-	sender *Sender
+	log      LogStore
+	apps     ApplicationStore
+	canvases canvas.Store
+	sender   *Sender
 }
 
 // NewDeliveryService returns a DeliveryService.
 func NewDeliveryService(opts DeliveryOptions) *DeliveryService {
-	return &DeliveryService{log: opts.Log, apps: opts.Applications, sender: opts.Sender}
+	return &DeliveryService{log: opts.Log, apps: opts.Applications, canvases: opts.Canvases, sender: opts.Sender}
 }
 
 // ListDeliveries returns one page of the principal's workspace's delivery
-// log, newest first; f.WorkspaceID is ignored. A status other than
+// log, newest first; f.WorkspaceID is ignored. A project-restricted
+// principal's page and total count only the deliveries it reaches. A status other than
 // pending, succeeded or failed, or a limit outside 1..MaxDeliveryLimit or a
 // negative offset, is VALIDATION. It requires the viewer role.
 func (s *DeliveryService) ListDeliveries(ctx context.Context, f DeliveryFilter) (*DeliveryPage, error) {
@@ -65,6 +76,9 @@ func (s *DeliveryService) ListDeliveries(ctx context.Context, f DeliveryFilter) 
 		return nil, canvas.Invalid("The delivery log query is not valid.", details...)
 	}
 	f.WorkspaceID = p.WorkspaceID
+	if p.Restricted() {
+		return s.log.ListReachableDeliveries(ctx, f, p.Scope())
+	}
 	return s.log.ListDeliveries(ctx, f)
 }
 
@@ -75,7 +89,20 @@ func (s *DeliveryService) GetDelivery(ctx context.Context, id string) (*LoggedDe
 	if err != nil {
 		return nil, err
 	}
-	return s.log.GetDelivery(ctx, p.WorkspaceID, id)
+	return s.delivery(ctx, p, id)
+}
+
+// delivery returns a delivery of the principal's workspace that the
+// principal reaches.
+func (s *DeliveryService) delivery(ctx context.Context, p *canvas.Principal, id string) (*LoggedDelivery, error) {
+	d, err := s.log.GetDelivery(ctx, p.WorkspaceID, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := reachDelivery(ctx, s.canvases, p, d); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // Redeliver queues the delivery again, with the same payload and so the
@@ -85,6 +112,9 @@ func (s *DeliveryService) GetDelivery(ctx context.Context, id string) (*LoggedDe
 func (s *DeliveryService) Redeliver(ctx context.Context, id string) (*LoggedDelivery, error) {
 	p, err := canvas.Authorize(ctx, canvas.RoleAdmin)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := s.delivery(ctx, p, id); err != nil {
 		return nil, err
 	}
 	return s.log.RequeueDelivery(ctx, RequeueDeliveryParams{WorkspaceID: p.WorkspaceID, DeliveryID: id,
@@ -129,6 +159,9 @@ func (s *DeliveryService) TestApplication(ctx context.Context, applicationID str
 	}
 	app, err := s.apps.GetApplication(ctx, p.WorkspaceID, applicationID)
 	if err != nil {
+		return nil, err
+	}
+	if err := reachApplication(ctx, s.canvases, p, app); err != nil {
 		return nil, err
 	}
 	url, headers := app.Events.URL, app.Events.Headers

@@ -175,6 +175,12 @@ func (w *worder) leaf(ve *jsonschema.ValidationError) []canvas.Detail {
 			return one(msg)
 		}
 		return one(fmt.Sprintf("must match the pattern %v", val))
+	case "not":
+		// A schema may word what it refuses in x-not-message.
+		if msg, ok := w.sibling(ve, "x-not-message").(string); ok {
+			return one(msg)
+		}
+		return one("is not allowed")
 	case "false", "unevaluatedProperties":
 		return one("is not allowed")
 	}

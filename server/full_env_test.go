@@ -1,0 +1,207 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/promptcanvas/promptcanvas/engine"
+	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/server"
+	"github.com/promptcanvas/promptcanvas/store/sqlite"
+	"github.com/promptcanvas/promptcanvas/testcase"
+	"github.com/promptcanvas/promptcanvas/vault"
+)
+
+// fullJWTSecret is the HS256 secret of the full test server.
+var fullJWTSecret = []byte("full-env-secret-of-at-least-32-bytes!")
+
+// fullEnv is a test server with every service wired as canvasd wires
+// them (echo model, vault, workflows, test cases, generations,
+// applications, delivery log) and HS256 JWTs, but no queue worker: what a
+// request queues stays queued, so that tests see the records requests
+// leave.
+type fullEnv struct {
+	*testEnv
+	Files       *vault.Service
+	Generations *testcase.GenerationService
+}
+
+// newFullEnv starts the server over an engine, as canvasd builds it, whose
+// background work does not run.
+func newFullEnv(t *testing.T) *fullEnv {
+	t.Helper()
+	fe := &fullEnv{}
+	fe.testEnv = newTestEnv(t, func(t testing.TB, db *sqlite.DB, o *server.Options) {
+		blobs, err := vault.NewFSBlobs(t.TempDir())
+		require.NoError(t, err)
+		e, err := engine.Open(context.Background(), engine.Options{Store: db, Blobs: blobs, BaseURL: testBaseURL,
+			Limits: engine.Limits{AllowPrivateNetworks: true, MaxFileSize: testMaxSize}})
+		require.NoError(t, err)
+		*o = server.Options{Engine: e,
+			Auth: server.NewAuthenticator(server.AuthOptions{Store: db, Changes: db, JWTSecrets: [][]byte{fullJWTSecret}})}
+		fe.Files, fe.Generations = e.Files, e.Generations
+	})
+	return fe
+}
+
+// RunGenerations runs a queue worker executing test case generations until
+// the test ends.
+func (fe *fullEnv) RunGenerations(t *testing.T) {
+	t.Helper()
+	w := queue.NewWorker(fe.Store, queue.WorkerOptions{PollInterval: 10 * time.Millisecond})
+	w.Handle(testcase.JobKindGenerate, fe.Generations.HandleJob)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+}
+
+// world is a workspace filled through the API with one of everything,
+// inside project P1 when the thing has a canvas: what the authorization
+// tests point their requests at.
+type world struct {
+	e *fullEnv
+	// P1 holds every canvas; P2 is another project of the workspace.
+	P1, P2 string
+	// Canvas is a canvas of P1 with a plain version (Version, echo model,
+	// published to production) and a workflow version (WorkflowVersion).
+	Canvas, Version, Message, WorkflowVersion string
+	// Environment is a custom environment of Canvas.
+	Environment string
+	// App is an application of Canvas whose subscription sends to Hook.
+	App  string
+	Hook *httptest.Server
+	// Completion is a run of Canvas through App; its notification is
+	// Delivery, which holds the completion's output.
+	Completion, Delivery string
+	// Task is a task run created by the workspace's admin key.
+	Task string
+	// TestCase and Tag belong to Canvas; Generation and Execution are a
+	// run of TestCase.
+	TestCase, Tag, Generation, Execution string
+	// WorkflowRun is a pending preview run of WorkflowVersion.
+	WorkflowRun string
+	// File is a file uploaded by the workspace's editor key.
+	File string
+}
+
+// newWorld fills e's workspace.
+func newWorld(t *testing.T, e *fullEnv) *world {
+	t.Helper()
+	w := &world{e: e}
+	w.P1 = mustProjectID(t, e.testEnv, "p1")
+	w.P2 = mustProjectID(t, e.testEnv, "p2")
+	w.Canvas = mustCanvas(t, e.testEnv, w.P1, "Support")["id"].(string)
+	w.Version = w.NewVersion(t)
+	publish(t, e.testEnv, w.Canvas, w.Version)
+	w.Message = mustCreate(t, e.testEnv, "/prompt-version-message", e.Editor, map[string]any{
+		"promptVersionId": w.Version, "role": "user", "content": "second"})["id"].(string)
+	w.WorkflowVersion = mustCreate(t, e.testEnv, "/prompt-version", e.Editor,
+		map[string]any{"promptId": w.Canvas, "workflowSpec": greetSpec})["id"].(string)
+	w.Environment = w.NewEnvironment(t)
+	w.Hook = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) {
+		rw.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(w.Hook.Close)
+	w.App = w.NewApp(t)
+
+	r := e.Do(http.MethodPost, "/v2/chat/completions", e.Editor, map[string]any{"canvas_id": w.Canvas, "application_id": w.App,
+		"variables": map[string]any{"name": "Ada"}})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	w.Completion = r.Map(t)["id"].(string)
+	page := e.Do(http.MethodGet, "/webhooks/deliveries?applicationId="+w.App, e.Admin, nil)
+	require.Equal(t, http.StatusOK, page.Status, "%s", page.Body)
+	var deliveries deliveryPage
+	page.JSON(t, &deliveries)
+	require.Len(t, deliveries.Data, 1, "the completion notifies the application")
+	w.Delivery = deliveries.Data[0].ID
+
+	r = e.Do(http.MethodPost, "/v1/tasks", e.Admin, map[string]any{"prompt": "Say hi"})
+	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+	w.Task = r.Map(t)["id"].(string)
+
+	w.TestCase = w.NewTestCase(t)
+	w.Tag = mustCreate(t, e.testEnv, "/test-case-tags", e.Editor, map[string]any{
+		"name": "smoke", "color": "red", "promptId": w.Canvas})["id"].(string)
+	run := w.RunTestCase(t)
+	w.Generation, w.Execution = run["generationId"].(string), run["executionId"].(string)
+	w.WorkflowRun = w.NewWorkflowRun(t)
+	w.File = w.NewFile(t)
+	return w
+}
+
+// NewVersion creates a version of Canvas that the echo model runs.
+func (w *world) NewVersion(t *testing.T) string {
+	t.Helper()
+	return mustCreate(t, w.e.testEnv, "/prompt-version", w.e.Editor, map[string]any{"promptId": w.Canvas,
+		"configuration": map[string]any{"model": "echo"},
+		"message":       map[string]any{"role": "system", "content": "Hello {{name}}"}})["id"].(string)
+}
+
+// NewEnvironment creates a custom environment of Canvas with a new name.
+func (w *world) NewEnvironment(t *testing.T) string {
+	t.Helper()
+	return mustCreate(t, w.e.testEnv, "/environment", w.e.Editor, map[string]any{"resourceType": "prompt",
+		"resourceId": w.Canvas, "name": uniqueName("env")})["id"].(string)
+}
+
+// NewApp creates an application of Canvas sending to Hook.
+func (w *world) NewApp(t *testing.T) string {
+	t.Helper()
+	app, _ := mustApplication(t, w.e.testEnv, map[string]any{"name": "shop", "promptId": w.Canvas,
+		"events": map[string]any{"enabled": true, "url": w.Hook.URL}})
+	return app["id"].(string)
+}
+
+// NewTestCase creates a test case of Canvas.
+func (w *world) NewTestCase(t *testing.T) string {
+	t.Helper()
+	return mustCreate(t, w.e.testEnv, "/test-case", w.e.Editor, map[string]any{"promptId": w.Canvas,
+		"title": "greets", "variables": map[string]any{"name": "Ada"}})["id"].(string)
+}
+
+// RunTestCase runs TestCase against Version and returns the answer.
+func (w *world) RunTestCase(t *testing.T) map[string]any {
+	t.Helper()
+	r := w.e.Do(http.MethodPost, "/test-case/"+w.TestCase+"/run", w.e.Editor, map[string]any{"promptVersionId": w.Version})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	return r.Map(t)
+}
+
+// NewWorkflowRun starts a preview run of WorkflowVersion; with no worker it
+// stays pending.
+func (w *world) NewWorkflowRun(t *testing.T) string {
+	t.Helper()
+	return mustCreate(t, w.e.testEnv, "/workflow/runs", w.e.Editor, map[string]any{"versionId": w.WorkflowVersion,
+		"input": map[string]any{"name": "Ada"}})["id"].(string)
+}
+
+// NewFile uploads a text file as the workspace's editor key.
+func (w *world) NewFile(t *testing.T) string {
+	t.Helper()
+	r := w.e.Do(http.MethodPost, "/v3/files", w.e.Editor, map[string]any{"fileName": "notes.txt"},
+		"x-compatibility-date", compatDate)
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	var up vault.Upload
+	r.JSON(t, &up)
+	put := w.e.Do(http.MethodPut, up.UploadURL[len(testBaseURL):], "", []byte("secret notes"), "Content-Type", "text/plain")
+	require.Equal(t, http.StatusOK, put.Status, "%s", put.Body)
+	return up.ID
+}
+
+var uniqueSeq atomic.Int64
+
+// uniqueName returns a new environment-safe name starting with prefix.
+func uniqueName(prefix string) string {
+	return fmt.Sprintf("%s-%d", prefix, uniqueSeq.Add(1))
+}

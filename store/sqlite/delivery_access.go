@@ -1,0 +1,60 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/webhook"
+)
+
+// deliveryCanvas is the SQL expression of the canvas a delivery's event
+// is about, as webhook.EventCanvasID reads it: data.canvasId, else
+// data.promptId.
+const deliveryCanvas = `CASE WHEN json_valid(d.event) THEN COALESCE(
+	NULLIF(json_extract(d.event, '$.data.canvasId'), ''), json_extract(d.event, '$.data.promptId')) END`
+
+// ListReachableDeliveries returns one page of the workspace's delivery log,
+// newest first, keeping the deliveries whose event is about a live canvas
+// of scope: one of its projects (every project when scope.Projects is
+// nil), or a personal draft of scope.UserID.
+func (db *DB) ListReachableDeliveries(ctx context.Context, f webhook.DeliveryFilter, scope canvas.Scope) (*webhook.DeliveryPage, error) {
+	where := `d.workspace_id = ?`
+	args := []any{f.WorkspaceID}
+	for _, c := range []struct{ col, v string }{
+		{"d.application_id", f.ApplicationID}, {"d.status", f.Status}, {"d.event_type", f.EventType},
+	} {
+		if c.v != "" {
+			where += ` AND ` + c.col + ` = ?`
+			args = append(args, c.v)
+		}
+	}
+	reach := `c.project_id IS NOT NULL`
+	if scope.Projects != nil {
+		reach = `c.project_id IN (SELECT value FROM json_each(?))`
+		args = append(args, idList(scope.Projects))
+	}
+	if scope.UserID != "" {
+		reach = `(` + reach + `) OR (c.project_id IS NULL AND c.created_by = ?)`
+		args = append(args, scope.UserID)
+	}
+	where += ` AND EXISTS (SELECT 1 FROM canvases c WHERE c.workspace_id = d.workspace_id
+		AND c.id = ` + deliveryCanvas + ` AND c.deleted_at IS NULL AND (` + reach + `))`
+
+	tx, err := db.beginRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	page := &webhook.DeliveryPage{}
+	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM webhook_deliveries d WHERE `+where, args...).Scan(&page.Total); err != nil {
+		return nil, translate(err)
+	}
+	rows, err := tx.query(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries d WHERE `+where+
+		` ORDER BY d.seq DESC LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
+	page.Items, err = rowsOf(rows, err, func(r *sql.Rows) (*webhook.LoggedDelivery, error) { return scanDelivery(r) })
+	if err != nil {
+		return nil, err
+	}
+	return page, nil
+}
