@@ -11,6 +11,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/idempotency"
 	"github.com/promptcanvas/promptcanvas/store"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
@@ -54,6 +55,10 @@ type Options struct {
 	// MaxBodyBytes bounds request bodies (413 beyond); zero means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// IdempotencyLease is how long the Idempotency-Keys this server holds
+	// in progress stay held once it stops renewing them (it was killed);
+	// zero means idempotency.DefaultOwnerLease.
+	IdempotencyLease time.Duration
 }
 
 // Server is the HTTP face of the service.
@@ -71,6 +76,7 @@ type Server struct {
 	auth         *Authenticator
 	logger       *slog.Logger
 	maxBody      int64
+	owner        *idempotency.Owner
 	mux          *http.ServeMux
 	schemas      *schemaSet
 	// patterns lists every registered route, so that a test can check each
@@ -108,6 +114,7 @@ func newServer(opts Options) (*Server, error) {
 		auth:         opts.Auth,
 		logger:       opts.Logger,
 		maxBody:      opts.MaxBodyBytes,
+		owner:        idempotency.NewOwner(opts.Store, opts.IdempotencyLease),
 		mux:          http.NewServeMux(),
 	}
 	if s.logger == nil {

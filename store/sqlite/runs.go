@@ -8,6 +8,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/idempotency"
 	"github.com/promptcanvas/promptcanvas/queue"
 )
 
@@ -50,7 +51,9 @@ func jsonOrNull[T any](v T, empty bool) (any, error) {
 
 // CreateRun inserts r and, when job is not nil, job, in one transaction.
 // A run without a job (a sync run, recorded once answered) shares its
-// commit with concurrent ones (runs_batch.go).
+// commit with concurrent ones (runs_batch.go). The run's id becomes the
+// RefID of the idempotency reservation ctx carries, in the same
+// transaction.
 func (db *DB) CreateRun(ctx context.Context, r *completion.Run, job *queue.Job) error {
 	if job == nil {
 		return db.createRunGrouped(ctx, r)
@@ -67,6 +70,9 @@ func (db *DB) CreateRun(ctx context.Context, r *completion.Run, job *queue.Job) 
 		job.RefID = r.ID
 	}
 	if err := insertJob(ctx, tx, job); err != nil {
+		return err
+	}
+	if err := recordIdempotencyRef(ctx, tx, idempotency.FromContext(ctx), r.ID); err != nil {
 		return err
 	}
 	return tx.Commit()
