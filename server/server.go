@@ -59,6 +59,9 @@ type Options struct {
 	// in progress stay held once it stops renewing them (it was killed);
 	// zero means idempotency.DefaultOwnerLease.
 	IdempotencyLease time.Duration
+	// Limits bounds request rates and queued work (ratelimit.go); the
+	// zero value limits nothing.
+	Limits Limits
 }
 
 // Server is the HTTP face of the service.
@@ -77,6 +80,7 @@ type Server struct {
 	logger       *slog.Logger
 	maxBody      int64
 	owner        *idempotency.Owner
+	limits       *limiter
 	mux          *http.ServeMux
 	schemas      *schemaSet
 	// patterns lists every registered route, so that a test can check each
@@ -115,6 +119,7 @@ func newServer(opts Options) (*Server, error) {
 		logger:       opts.Logger,
 		maxBody:      opts.MaxBodyBytes,
 		owner:        idempotency.NewOwner(opts.Store, opts.IdempotencyLease),
+		limits:       newLimiter(opts.Limits),
 		mux:          http.NewServeMux(),
 	}
 	if s.logger == nil {
@@ -146,12 +151,13 @@ func newServer(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// route registers an authenticated handler: the bearer token is checked
-// before h runs, and the principal is in the request context.
+// route registers an authenticated handler: the bearer token is checked,
+// and the limits applied (admit), before h runs, and the principal is in
+// the request context.
 func (s *Server) route(pattern string, h handlerFunc) {
 	s.patterns = append(s.patterns, pattern)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		p, err := s.auth.Authenticate(r)
+		p, err := s.admit(r, pattern)
 		if err != nil {
 			s.writeError(w, r, err)
 			return

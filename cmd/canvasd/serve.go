@@ -137,6 +137,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Deliveries:   deliveryService(cfg, db),
 		Auth:         server.NewAuthenticator(db, authOpts...),
 		Logger:       logger,
+		Limits:       cfg.Limits,
 	})
 	if err != nil {
 		return err
@@ -163,7 +164,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	guarded := cfg.guard(srv, ln)
+	go func() { served <- srv.Serve(guarded) }()
 	logger.Info("listening", slog.String("addr", addr), slog.String("baseUrl", cfg.BaseURL),
 		slog.String("data", cfg.Data), slog.Bool("jwt", cfg.JWTSecret != "" || cfg.JWKSFile != ""))
 	fmt.Fprintf(stdout, "listening on %s\n", addr)
