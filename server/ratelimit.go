@@ -46,10 +46,11 @@ type Limits struct {
 }
 
 // DefaultLimits are generous limits for a server facing the network:
-// 50 requests per second per credential (bursts of 100), 1 failed
-// authentication per second per address (bursts of 20), 10,000 queued
+// 200 requests per second per credential (bursts of 400), enough for a
+// back end serving its users' requests through one key; 1 failed
+// authentication per second per address (bursts of 20); 10,000 queued
 // runs per workspace.
-var DefaultLimits = Limits{PerKey: 50, PerKeyBurst: 100, FailedAuthPerAddr: 1, FailedAuthBurst: 20,
+var DefaultLimits = Limits{PerKey: 200, PerKeyBurst: 400, FailedAuthPerAddr: 1, FailedAuthBurst: 20,
 	MaxQueuedPerWorkspace: 10000}
 
 // DefaultMaxTracked is how many credentials, and how many addresses, have
