@@ -7,6 +7,13 @@
 // completed with the response afterwards; a reservation that is still in
 // progress, or a key reused for a different request, is CONFLICT. Keys live
 // for TTL; an expired key is replaced by the next request that uses it.
+//
+// A key in progress never outlives the process that holds it: each
+// reservation names its Owner, whose lease the process renews while it
+// holds keys, and a reservation whose owner's lease has lapsed is released.
+// The work a request commits records its id on the reservation in the same
+// transaction (NewContext), so that a retry after a crash answers from that
+// work instead of doing it twice.
 package idempotency
 
 import (
@@ -24,10 +31,11 @@ const Header = "Idempotency-Key"
 // TTL is how long a key is remembered.
 const TTL = 24 * time.Hour
 
-// Abandoned is how long a request may hold its key in progress before a
-// retry may take the key over: long enough for the slowest synchronous
-// completion, short enough that a server that stopped mid-request does not
-// block retries for a day.
+// Abandoned is how long a reservation that names no owner may stay in
+// progress before a retry may take the key over: long enough for the
+// slowest synchronous completion, short enough that a server that stopped
+// mid-request does not block retries for a day. Reservations with an owner
+// are held for as long as the owner's lease instead.
 const Abandoned = 15 * time.Minute
 
 // MaxKeyLength bounds a key.
@@ -48,6 +56,18 @@ type Record struct {
 	Body        []byte
 	CreatedAt   time.Time
 	CompletedAt *time.Time
+	// Owner is the process that holds the key while the request runs (an
+	// Owner's ID); empty when the caller named none.
+	Owner string
+	// RefID is the id of the record the request's work wrote, saved with
+	// that work in its own transaction (see NewContext). On a record in
+	// progress it means the work committed although no answer was kept.
+	RefID string
+	// Orphaned is set by ReserveIdempotencyKey on the in-progress record
+	// it returns when the record's owner is gone but its work committed
+	// (RefID): no process will complete it, and the caller answers from
+	// RefID instead of running the request again.
+	Orphaned bool
 }
 
 // Completed reports whether the record holds a response.
@@ -58,20 +78,30 @@ type Reservation struct {
 	// TTL is how long a key is remembered: an older record is replaced.
 	// Zero replaces every existing record.
 	TTL time.Duration
-	// Abandoned is how long a request may stay in progress: an older
-	// record without a response (its server stopped while it ran) is
-	// replaced. Zero means never (until TTL).
+	// Abandoned is how long a record that names no owner may stay in
+	// progress: an older one (its server stopped while it ran) is gone.
+	// Zero means never (until TTL).
 	Abandoned time.Duration
+	// Owner is the process reserving the key (Owner.ID), recorded with the
+	// reservation. A record in progress is gone once its owner's lease
+	// has lapsed (see RenewIdempotencyOwner), whatever its age.
+	Owner string
 }
 
 // Store is the persistence of idempotency keys. Times are the store's own
 // clock, so that expiry is decided where the key is kept.
 type Store interface {
 	// ReserveIdempotencyKey reserves r's (WorkspaceID, Key) for r, in
-	// progress, unless a record of that key exists that res does not let
-	// it replace. It returns nil when it reserved the key (setting
-	// r.CreatedAt, which identifies the reservation), and the existing
-	// record otherwise.
+	// progress and owned by res.Owner, unless a record of that key exists
+	// that res does not let it replace. It returns nil when it reserved
+	// the key (setting r.CreatedAt, which identifies the reservation), and
+	// the existing record otherwise.
+	//
+	// An existing record is replaced when it is older than res.TTL, or
+	// when it is in progress, gone (its owner's lease has lapsed, or it
+	// names no owner and is older than res.Abandoned) and its work never
+	// committed (no RefID). A gone record whose work committed is returned
+	// with Orphaned set.
 	ReserveIdempotencyKey(ctx context.Context, r *Record, res Reservation) (*Record, error)
 	// CompleteIdempotencyKey saves r's Status, ContentType and Body as
 	// the response of the reservation r (same key and CreatedAt, still in
@@ -82,6 +112,10 @@ type Store interface {
 	// progress, so that a retry runs again (its request failed without an
 	// answer worth keeping). Anything else is left as it is.
 	ReleaseIdempotencyKey(ctx context.Context, r *Record) error
+	// RenewIdempotencyOwner makes owner's lease end lease from now (by the
+	// store's clock): the records it holds in progress are held until
+	// then.
+	RenewIdempotencyOwner(ctx context.Context, owner string, lease time.Duration) error
 }
 
 // Hash identifies a request for its key: the SHA-256 of the method, the

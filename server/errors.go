@@ -64,6 +64,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			slog.String("requestId", reqID), slog.String("method", r.Method),
 			slog.String("path", r.URL.Path), slog.Any("error", err))
 	}
+	if after, ok := canvas.RetryAfter(err); ok {
+		w.Header().Set("Retry-After", retryAfterSeconds(after))
+	}
 	var ce *canvas.Error
 	if code == canvas.EINTERNAL && !errors.As(err, &ce) {
 		err = canvas.Errorf(canvas.EINTERNAL, "Internal error.")

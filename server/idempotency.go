@@ -31,6 +31,12 @@ const maxReplayBody = 1 << 20
 //   - the same key with a different request, or while the first request is
 //     still running, is 409 CONFLICT.
 //
+// The key is held in the name of this server's idempotency.Owner, so that
+// it is released once the process dies and its lease lapses; the work the
+// request commits records its id on the key in the same transaction. A
+// retry of a request whose process died after its work committed gets the
+// answer rebuilt from that work (answerOrphan) instead of running twice.
+//
 // A streamed answer (text/event-stream) cannot be replayed: the key guards
 // against a concurrent duplicate while the stream runs and is released when
 // it ends, so a retry streams again. A request without the header runs as
@@ -54,19 +60,44 @@ func (s *Server) idempotent(h handlerFunc) handlerFunc {
 			}
 			return canvas.Errorf(canvas.EBADREQUEST, "Could not read the request body.")
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		rec := &idempotency.Record{WorkspaceID: p.WorkspaceID, Key: key,
-			RequestHash: idempotency.Hash(r.Method, r.URL.Path, body)}
-		existing, err := s.store.ReserveIdempotencyKey(r.Context(), rec,
-			idempotency.Reservation{TTL: idempotency.TTL, Abandoned: idempotency.Abandoned})
+		release, err := s.owner.Hold(r.Context())
 		if err != nil {
 			return err
+		}
+		defer release()
+		rec := &idempotency.Record{WorkspaceID: p.WorkspaceID, Key: key,
+			RequestHash: idempotency.Hash(r.Method, r.URL.Path, body)}
+		existing, err := s.reserveKey(r.Context(), rec)
+		if err != nil {
+			return err
+		}
+		if existing != nil && existing.Orphaned && existing.RequestHash == rec.RequestHash {
+			if rerun, err := s.answerOrphan(w, rewound(r, body), existing); err != nil || !rerun {
+				return err
+			}
+			// The orphan's answer is not one to keep: it was released, and
+			// the request runs again under a new reservation.
+			if existing, err = s.reserveKey(r.Context(), rec); err != nil {
+				return err
+			}
 		}
 		if existing != nil {
 			return replay(w, existing, rec.RequestHash)
 		}
-		return s.runIdempotent(w, r, h, rec)
+		return s.runIdempotent(w, rewound(r, body), h, rec)
 	}
+}
+
+// reserveKey reserves rec's key in the name of the server's owner.
+func (s *Server) reserveKey(ctx context.Context, rec *idempotency.Record) (*idempotency.Record, error) {
+	return s.store.ReserveIdempotencyKey(ctx, rec, idempotency.Reservation{TTL: idempotency.TTL,
+		Abandoned: idempotency.Abandoned, Owner: s.owner.ID()})
+}
+
+// rewound returns r reading body afresh.
+func rewound(r *http.Request, body []byte) *http.Request {
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return r
 }
 
 // replay answers a request whose key is already taken.
@@ -87,7 +118,9 @@ func replay(w http.ResponseWriter, existing *idempotency.Record, hash string) er
 }
 
 // runIdempotent runs h for the reservation rec, then keeps its answer or
-// releases the key. The key is released as well when h panics.
+// releases the key. The key is released as well when h panics. h runs with
+// rec in its context (idempotency.NewContext), so that the store records
+// the work it commits on the key.
 func (s *Server) runIdempotent(w http.ResponseWriter, r *http.Request, h handlerFunc, rec *idempotency.Record) error {
 	// The store writes outlive a client that hangs up: the answer was
 	// produced, and a retry must see it.
@@ -99,13 +132,20 @@ func (s *Server) runIdempotent(w http.ResponseWriter, r *http.Request, h handler
 			s.releaseKey(ctx, rec)
 		}
 	}()
-	if err := h(cw, r); err != nil {
+	if err := h(cw, r.WithContext(idempotency.NewContext(r.Context(), rec))); err != nil {
 		s.writeError(cw, r, err)
 	}
 	done = true
+	s.keepAnswer(ctx, cw, rec)
+	return nil
+}
+
+// keepAnswer saves the answer cw captured as rec's, or releases the key
+// when it is not one to keep or cannot be saved.
+func (s *Server) keepAnswer(ctx context.Context, cw *captureWriter, rec *idempotency.Record) {
 	if !cw.keepable() {
 		s.releaseKey(ctx, rec)
-		return nil
+		return
 	}
 	rec.Status, rec.ContentType, rec.Body = cw.status, cw.Header().Get("Content-Type"), cw.body.Bytes()
 	if err := s.store.CompleteIdempotencyKey(ctx, rec); err != nil {
@@ -113,7 +153,6 @@ func (s *Server) runIdempotent(w http.ResponseWriter, r *http.Request, h handler
 			slog.String("key", rec.Key), slog.Any("error", err))
 		s.releaseKey(ctx, rec)
 	}
-	return nil
 }
 
 func (s *Server) releaseKey(ctx context.Context, rec *idempotency.Record) {

@@ -13,6 +13,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/idempotency"
 	"github.com/promptcanvas/promptcanvas/store"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
@@ -67,6 +68,13 @@ type Options struct {
 	// the http.Server's own MaxHeaderBytes, past which net/http answers
 	// 431 itself, in plain text.
 	MaxHeaderBytes int
+	// IdempotencyLease is how long the Idempotency-Keys this server holds
+	// in progress stay held once it stops renewing them (it was killed);
+	// zero means idempotency.DefaultOwnerLease.
+	IdempotencyLease time.Duration
+	// Limits bounds request rates and queued work (ratelimit.go); the
+	// zero value limits nothing.
+	Limits Limits
 }
 
 // Server is the HTTP face of the service.
@@ -85,6 +93,8 @@ type Server struct {
 	logger       *slog.Logger
 	maxBody      int64
 	maxHeader    int
+	owner        *idempotency.Owner
+	limits       *limiter
 	mux          *http.ServeMux
 	schemas      *schemaSet
 	// patterns lists every registered route, so that a test can check each
@@ -138,6 +148,8 @@ func newServer(opts Options) (*Server, error) {
 		logger:       opts.Logger,
 		maxBody:      opts.MaxBodyBytes,
 		maxHeader:    opts.MaxHeaderBytes,
+		owner:        idempotency.NewOwner(opts.Store, opts.IdempotencyLease),
+		limits:       newLimiter(opts.Limits),
 		mux:          http.NewServeMux(),
 	}
 	if s.logger == nil {
@@ -172,12 +184,13 @@ func newServer(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// route registers an authenticated handler: the bearer token is checked
-// before h runs, and the principal is in the request context.
+// route registers an authenticated handler: the bearer token is checked,
+// and the limits applied (admit), before h runs, and the principal is in
+// the request context.
 func (s *Server) route(pattern string, h handlerFunc) {
 	s.addPattern(pattern)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		p, err := s.auth.Authenticate(r)
+		p, err := s.admit(r, pattern)
 		if err != nil {
 			s.writeError(w, r, err)
 			return

@@ -24,6 +24,7 @@ type Store interface {
 	env.Store
 	idempotency.Store
 	queue.Store
+	queue.Backlog
 	completion.Store
 	vault.Store
 	testcase.Store

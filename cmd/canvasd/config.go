@@ -54,6 +54,9 @@ type config struct {
 	retentionConfig
 	// workerConfig holds the queue worker's settings (completions.go).
 	workerConfig
+	// limitsConfig holds the connection, body, rate and queue limits
+	// (limits.go).
+	limitsConfig
 }
 
 // retentionConfig holds the retention of each kind of ended record; zero
@@ -200,6 +203,9 @@ func (c *config) serveFlags(fs *flag.FlagSet, env func(string) string) error {
 		return err
 	}
 	if err := c.workerFlags(fs, env); err != nil {
+		return err
+	}
+	if err := c.limitsFlags(fs, env); err != nil {
 		return err
 	}
 	return c.fileFlags(fs, env)

@@ -43,6 +43,14 @@ Environment (a flag wins over its variable):
   CANVAS_WEBHOOK_SECRET_OVERLAP  how long a rotated-out signing secret stays valid (default 24h)
   CANVAS_OPENAI_BASE_URL         OpenAI-compatible model back end
   CANVAS_OPENAI_API_KEY          its API key
+  CANVAS_MAX_CONNECTIONS         most client connections open at once (default 768; 0: no bound)
+  CANVAS_MIN_BODY_RATE           slowest average pace of a request body, bytes/s (default 1024; 0: off)
+  CANVAS_BODY_GRACE              time before a body's pace counts, and longest stall (default 10s)
+  CANVAS_RATE_PER_KEY            requests per second of one credential (default 200; 0: no limit)
+  CANVAS_RATE_BURST              requests one credential may send at once (default 400)
+  CANVAS_FAILED_AUTH_RATE        failed authentications per second per address (default 1; 0: no limit)
+  CANVAS_FAILED_AUTH_BURST       failed authentications one address may make at once (default 20)
+  CANVAS_MAX_QUEUED_PER_WORKSPACE queued runs of a workspace before new ones are refused (default 10000)
 `
 
 func main() {

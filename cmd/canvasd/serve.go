@@ -94,7 +94,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 
 	authOpts.Store, authOpts.Changes = eng.Store, eng.Changes
-	handler, err := server.New(server.Options{Engine: eng, Auth: server.NewAuthenticator(authOpts), Logger: logger})
+	handler, err := server.New(server.Options{Engine: eng, Auth: server.NewAuthenticator(authOpts), Logger: logger,
+		Limits: cfg.Limits})
 	if err != nil {
 		return err
 	}
@@ -121,7 +122,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	guarded := cfg.guard(srv, ln)
+	go func() { served <- srv.Serve(guarded) }()
 	logger.Info("listening", slog.String("addr", addr), slog.String("baseUrl", cfg.BaseURL),
 		slog.String("data", cfg.Data), slog.Bool("jwt", cfg.JWTSecret != "" || cfg.JWKSFile != ""))
 	fmt.Fprintf(stdout, "listening on %s\n", addr)

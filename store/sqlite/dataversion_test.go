@@ -98,7 +98,7 @@ func TestDB_DataVersion(t *testing.T) {
 		// miss a change to the data it came from.
 		uncached := map[string]bool{
 			"migrations": true, "revision": true, "jobs": true, "runs": true, "idempotency_keys": true,
-			"secrets": true, "files": true,
+			"idempotency_owners": true, "secrets": true, "files": true,
 			"test_cases": true, "test_case_tags": true, "test_case_tag_assignments": true, "generations": true,
 			"webhook_deliveries": true, "webhook_attempts": true,
 			"applications": true, "application_secrets": true,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/idempotency"
 )
 
 // Compile-time check that DB implements the completion package's Store.
@@ -50,7 +51,8 @@ func jsonOrNull[T any](v T, empty bool) (any, error) {
 // CreateRun inserts p.Run, p.Job when it is not nil and p.Notify's
 // deliveries (insertDelivery) in one transaction. A run with neither (a
 // sync run no one is told of, recorded once answered) shares its commit
-// with concurrent ones (runs_batch.go).
+// with concurrent ones (runs_batch.go). The run's id becomes the RefID of
+// the idempotency reservation ctx carries, in the same transaction.
 func (db *DB) CreateRun(ctx context.Context, p completion.CreateRunParams) error {
 	if p.Job == nil && len(p.Notify) == 0 {
 		return db.createRunGrouped(ctx, p.Run)
@@ -72,6 +74,9 @@ func (db *DB) CreateRun(ctx context.Context, p completion.CreateRunParams) error
 		}
 	}
 	if err := insertDeliveries(ctx, tx, p.Notify); err != nil {
+		return err
+	}
+	if err := recordIdempotencyRef(ctx, tx, idempotency.FromContext(ctx), p.Run.ID); err != nil {
 		return err
 	}
 	return tx.Commit()

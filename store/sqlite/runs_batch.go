@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/idempotency"
 )
 
 // Group commit of run records. Every sync or streamed completion records
@@ -23,5 +24,13 @@ func (db *DB) createRunGrouped(ctx context.Context, r *completion.Run) error {
 	if err != nil {
 		return err
 	}
-	return db.groupCommit(ctx, &db.runCommits, row.insert)
+	// The leader runs the write with its own context: the reservation is
+	// taken from the caller's here.
+	rec := idempotency.FromContext(ctx)
+	return db.groupCommit(ctx, &db.runCommits, func(ctx context.Context, tx *Tx) error {
+		if err := row.insert(ctx, tx); err != nil {
+			return err
+		}
+		return recordIdempotencyRef(ctx, tx, rec, r.ID)
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/idempotency"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/workflow"
 )
@@ -73,7 +74,8 @@ func scanWorkflowStep(r interface{ Scan(...any) error }) (*workflow.Step, error)
 // sets r.ID when empty, CreatedAt and UpdatedAt, and CompletedAt when r's
 // status is terminal; a job without a RefID serves the run, a job without
 // a WorkspaceID belongs to the run's workspace. An external id already
-// taken is CONFLICT.
+// taken is CONFLICT. The run's public id becomes the RefID of the idempotency
+// reservation ctx carries, in the same transaction.
 func (db *DB) CreateWorkflowRun(ctx context.Context, r *workflow.Run, jobs []*queue.Job) error {
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
@@ -87,6 +89,9 @@ func (db *DB) CreateWorkflowRun(ctx context.Context, r *workflow.Run, jobs []*qu
 		return err
 	}
 	if err := insertWorkflowJobs(ctx, tx, r.WorkspaceID, r.ID, jobs); err != nil {
+		return err
+	}
+	if err := recordIdempotencyRef(ctx, tx, idempotency.FromContext(ctx), r.PublicID()); err != nil {
 		return err
 	}
 	return tx.Commit()

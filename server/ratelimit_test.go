@@ -1,0 +1,160 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/model"
+	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/server"
+	"github.com/promptcanvas/promptcanvas/store/sqlite"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// slow is a rate so low that no token comes back while a test runs: only
+// the burst counts, and nothing depends on timing.
+const slow = 0.0001
+
+// limitedResponse is what rawDo returns.
+type limitedResponse struct {
+	Status     int
+	Code       string
+	RetryAfter string
+	Body       []byte
+}
+
+// rawDo sends a request without the OpenAPI check of testEnv.Do: a 429 is
+// not part of the operations' documents.
+func rawDo(t *testing.T, url, method, path, token string, body any) limitedResponse {
+	t.Helper()
+	var raw []byte
+	if body != nil {
+		var err error
+		raw, err = json.Marshal(body)
+		require.NoError(t, err)
+	}
+	req, err := http.NewRequest(method, url+path, bytes.NewReader(raw))
+	require.NoError(t, err)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	out := limitedResponse{Status: resp.StatusCode, RetryAfter: resp.Header.Get("Retry-After"), Body: b}
+	if resp.StatusCode >= 400 {
+		var e struct{ Code string }
+		require.NoError(t, json.Unmarshal(b, &e), "%s", b)
+		out.Code = e.Code
+	}
+	return out
+}
+
+// requireLimited checks a 429 RATE_LIMITED with a Retry-After of whole
+// seconds, at least 1.
+func requireLimited(t *testing.T, r limitedResponse) {
+	t.Helper()
+	require.Equal(t, http.StatusTooManyRequests, r.Status, "%s", r.Body)
+	assert.Equal(t, canvas.ERATELIMITED, r.Code)
+	secs, err := strconv.Atoi(r.RetryAfter)
+	require.NoError(t, err, "Retry-After %q", r.RetryAfter)
+	assert.GreaterOrEqual(t, secs, 1)
+}
+
+func withLimits(l server.Limits) envOption {
+	return func(_ testing.TB, _ *sqlite.DB, o *server.Options) { o.Limits = l }
+}
+
+func TestLimits_PerKey(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t, withLimits(server.Limits{PerKey: slow, PerKeyBurst: 3}))
+	for i := range 3 {
+		r := rawDo(t, e.URL, http.MethodGet, "/projects", e.Editor, nil)
+		require.Equal(t, http.StatusOK, r.Status, "request %d within the burst: %s", i, r.Body)
+	}
+	requireLimited(t, rawDo(t, e.URL, http.MethodGet, "/projects", e.Editor, nil))
+	requireLimited(t, rawDo(t, e.URL, http.MethodPost, "/projects", e.Editor, map[string]any{"name": "p"}))
+	assert.Equal(t, http.StatusOK, rawDo(t, e.URL, http.MethodGet, "/projects", e.Viewer, nil).Status,
+		"another key has its own limit")
+	assert.Equal(t, http.StatusOK, rawDo(t, e.URL, http.MethodGet, "/healthz", "", nil).Status,
+		"unauthenticated routes are not a key's")
+}
+
+func TestLimits_FailedAuthPerAddress(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t, withLimits(server.Limits{FailedAuthPerAddr: slow, FailedAuthBurst: 2}))
+	require.Equal(t, http.StatusOK, rawDo(t, e.URL, http.MethodGet, "/projects", e.Editor, nil).Status,
+		"successful authentications spend nothing")
+	for range 2 {
+		r := rawDo(t, e.URL, http.MethodGet, "/projects", "f2b0c7de-5bd1-4b8f-9a4e-9d0c1e2f3a4b", nil)
+		require.Equal(t, http.StatusUnauthorized, r.Status, "%s", r.Body)
+	}
+	requireLimited(t, rawDo(t, e.URL, http.MethodGet, "/projects", "not-a-jwt", nil))
+	requireLimited(t, rawDo(t, e.URL, http.MethodGet, "/projects", e.Editor, nil))
+}
+
+func TestLimits_Off(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	for range 50 {
+		require.Equal(t, http.StatusUnauthorized, rawDo(t, e.URL, http.MethodGet, "/projects", "bad", nil).Status)
+	}
+	require.Equal(t, http.StatusOK, rawDo(t, e.URL, http.MethodGet, "/projects", e.Editor, nil).Status,
+		"the zero Limits limits nothing")
+}
+
+// TestLimits_QueuedPerWorkspace shows that a workspace cannot grow the
+// queue without bound: with no worker running, its queued runs reach the
+// bound and further model work is refused, in that workspace only, until
+// the worker has taken some.
+func TestLimits_QueuedPerWorkspace(t *testing.T) {
+	t.Parallel()
+	ce := &completionEnv{Providers: model.NewRegistry(model.NewEcho(model.EchoOptions{}))}
+	ce.testEnv = newTestEnv(t, func(t testing.TB, db *sqlite.DB, o *server.Options) {
+		ce.Service = completion.NewService(completion.Options{Store: db, Canvases: db,
+			Environments: o.Environments, Models: model.NewCaller(model.Options{Providers: ce.Providers}), Notify: ce.notify})
+		o.Completions = ce.Service
+		o.Limits = server.Limits{MaxQueuedPerWorkspace: 2}
+	})
+	ec := mustEnvCanvas(t, ce.testEnv, 1)
+	ec.mustPublish(t, "production", 1)
+	task := map[string]any{"prompt": "Hello"}
+	async := map[string]any{"canvas_id": ec.Canvas.ID, "variables": map[string]any{"name": "Ada"}, "async": true}
+
+	for range 2 {
+		r := rawDo(t, ce.URL, http.MethodPost, "/v1/tasks", ce.Editor, task)
+		require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+	}
+	requireLimited(t, rawDo(t, ce.URL, http.MethodPost, "/v1/tasks", ce.Editor, task))
+	requireLimited(t, rawDo(t, ce.URL, http.MethodPost, completionsPath, ce.Editor, async))
+	n, err := ce.Store.CountQueuedJobs(context.Background(), ce.Workspace.ID,
+		[]string{completion.JobKindCompletion, completion.JobKindTask})
+	require.NoError(t, err)
+	assert.Equal(t, 2, n, "refused work was not queued")
+
+	other := mustWorkspace(t, ce.testEnv, "other")
+	assert.Equal(t, http.StatusAccepted,
+		rawDo(t, ce.URL, http.MethodPost, "/v1/tasks", ce.KeyIn(other, canvas.RoleEditor), task).Status,
+		"another workspace has its own bound")
+	assert.Equal(t, http.StatusOK, rawDo(t, ce.URL, http.MethodGet, "/projects", ce.Editor, nil).Status,
+		"other routes are not refused")
+
+	ce.StartWorker(t, queue.WorkerOptions{})
+	require.Eventually(t, func() bool {
+		n, err := ce.Store.CountQueuedJobs(context.Background(), ce.Workspace.ID, []string{completion.JobKindTask})
+		return err == nil && n == 0
+	}, 20*time.Second, 10*time.Millisecond, "the worker takes the queued tasks")
+	r := rawDo(t, ce.URL, http.MethodPost, "/v1/tasks", ce.Editor, task)
+	assert.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+}
