@@ -127,7 +127,7 @@ func (s *Service) target(ctx context.Context, p *canvas.Principal, params *RunPa
 // prepare resolves the provider of ver, renders its messages, and returns
 // the run to record, not yet stored.
 func (s *Service) prepare(p *canvas.Principal, params RunParams, ver *canvas.Version, envName string) (*Run, error) {
-	rendered, err := model.Render(ver.Messages, ver.Variables, params.Variables)
+	rendered, err := model.RenderMax(ver.Messages, ver.Variables, params.Variables, s.models.MaxPromptBytes())
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ func (s *Service) RunTask(ctx context.Context, params TaskParams) (*Run, error) 
 		return nil, canvas.Invalid(canvas.ErrorMessage(err),
 			canvas.Detail{Path: "/json/model", Message: "no model provider serves this model"})
 	}
-	msgs, err := model.Render([]canvas.Message{{Role: canvas.RoleUser, Content: params.Prompt}}, nil, params.Variables)
+	msgs, err := model.RenderMax([]canvas.Message{{Role: canvas.RoleUser, Content: params.Prompt}}, nil, params.Variables, s.models.MaxPromptBytes())
 	if err != nil {
 		return nil, err
 	}

@@ -68,6 +68,9 @@ type Limits struct {
 	MaintenanceConcurrency int
 	// MaxFileSize bounds an upload, in bytes (vault.DefaultMaxSize).
 	MaxFileSize int64
+	// MaxPromptBytes bounds a rendered prompt, its inlined files included
+	// (model.DefaultMaxRenderBytes, the default bound of a request body).
+	MaxPromptBytes int
 	// UploadURLLifetime is how long an upload URL works
 	// (vault.DefaultURLLifetime).
 	UploadURLLifetime time.Duration
@@ -160,7 +163,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 
 	e.Files = vault.NewService(vault.Options{Store: db, Blobs: opts.Blobs, BaseURL: opts.BaseURL,
 		URLLifetime: lim.UploadURLLifetime, MaxSize: lim.MaxFileSize, Now: opts.Now})
-	e.Models = model.NewCaller(model.Options{Providers: opts.Providers, Files: model.FileOptions{
+	e.Models = model.NewCaller(model.Options{Providers: opts.Providers, MaxPromptBytes: lim.MaxPromptBytes, Files: model.FileOptions{
 		Vault: model.VaultFiles(e.Files), AllowPrivateNetworks: lim.AllowPrivateNetworks, MaxSize: lim.MaxFileSize}})
 	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: db, Notify: notify, Now: opts.Now})
 	e.Environments = env.NewService(env.Options{Store: db, Canvases: db, Changes: opts.Changes, Notify: notify, Outbox: func(workspaceID string, pub *env.Publication) (*queue.Job, error) {

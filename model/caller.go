@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 )
@@ -13,6 +14,10 @@ type Options struct {
 	Providers *Registry
 	// Files resolves file variables: vault:// addresses and public URLs.
 	Files FileOptions
+	// MaxPromptBytes bounds a prompt: what rendering writes (RenderMax)
+	// and the messages once their text files are inlined; zero means
+	// DefaultMaxRenderBytes.
+	MaxPromptBytes int
 }
 
 // Caller makes one model call the way every part of the service makes it:
@@ -22,6 +27,7 @@ type Options struct {
 type Caller struct {
 	providers *Registry
 	files     *FileResolver
+	maxPrompt int
 }
 
 // NewCaller returns a Caller. A nil Providers serves the echo model alone.
@@ -29,8 +35,14 @@ func NewCaller(opts Options) *Caller {
 	if opts.Providers == nil {
 		opts.Providers = NewRegistry(NewEcho(EchoOptions{}))
 	}
-	return &Caller{providers: opts.Providers, files: NewFileResolver(opts.Files)}
+	if opts.MaxPromptBytes <= 0 {
+		opts.MaxPromptBytes = DefaultMaxRenderBytes
+	}
+	return &Caller{providers: opts.Providers, files: NewFileResolver(opts.Files), maxPrompt: opts.MaxPromptBytes}
 }
+
+// MaxPromptBytes returns the bound of a prompt (Options.MaxPromptBytes).
+func (c *Caller) MaxPromptBytes() int { return c.maxPrompt }
 
 // Providers returns the registry the Caller resolves models in.
 func (c *Caller) Providers() *Registry { return c.providers }
@@ -70,7 +82,9 @@ func (c *Caller) Call(ctx context.Context, workspaceID string, req Request, emit
 
 // Resolve returns req with the files of its messages resolved in
 // workspaceID (FileResolver.Resolve), ready for Send: for a caller that
-// must know the files are usable before it commits to the call.
+// must know the files are usable before it commits to the call. Messages
+// whose inlined text files pass MaxPromptBytes together are
+// PAYLOAD_TOO_LARGE.
 func (c *Caller) Resolve(ctx context.Context, workspaceID string, req Request) (Request, error) {
 	if !HasFileRefs(req.Messages) {
 		return req, nil
@@ -78,6 +92,15 @@ func (c *Caller) Resolve(ctx context.Context, workspaceID string, req Request) (
 	msgs, err := c.files.Resolve(ctx, workspaceID, req.Messages)
 	if err != nil {
 		return req, err
+	}
+	total := 0
+	for _, m := range msgs {
+		total += len(m.Content)
+	}
+	if total > c.maxPrompt {
+		return req, &canvas.Error{Code: canvas.EPAYLOADTOOLARGE, Message: fmt.Sprintf(
+			"The prompt with its files inlined would be larger than %d bytes.", c.maxPrompt),
+			Details: []canvas.Detail{{Path: "/json/variables", Message: "the files inlined pass the prompt's bound"}}}
 	}
 	req.Messages = msgs
 	return req, nil

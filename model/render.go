@@ -28,13 +28,31 @@ import (
 //
 // Render only reads its arguments, makes one pass over each message and
 // returns a message's content unchanged (without copying) when there is
-// nothing to replace in it.
+// nothing to replace in it. The rendered messages together hold at most
+// DefaultMaxRenderBytes (see RenderMax).
 func Render(messages []canvas.Message, defs []canvas.Variable, values map[string]any) ([]Message, error) {
+	return RenderMax(messages, defs, values, DefaultMaxRenderBytes)
+}
+
+// DefaultMaxRenderBytes bounds what Render writes: the default bound of a
+// request body, so that a prompt never grows past what a client could have
+// sent in one request.
+const DefaultMaxRenderBytes = 4 << 20
+
+// RenderMax is Render with its own bound: once the rendered contents
+// together would pass max bytes (a value repeated by many placeholders),
+// it stops before writing the value that would pass it and returns
+// PAYLOAD_TOO_LARGE naming that variable at "/json/variables/<name>". A
+// max of zero or less means DefaultMaxRenderBytes.
+func RenderMax(messages []canvas.Message, defs []canvas.Variable, values map[string]any, max int) ([]Message, error) {
 	jsonScalars, err := checkValues(defs, values)
 	if err != nil {
 		return nil, err
 	}
-	r := renderer{defs: defs, values: values, jsonScalars: jsonScalars}
+	if max <= 0 {
+		max = DefaultMaxRenderBytes
+	}
+	r := renderer{defs: defs, values: values, jsonScalars: jsonScalars, max: max}
 	order := messageOrder(messages)
 	out := make([]Message, 0, len(messages))
 	for i := range messages {
@@ -46,9 +64,22 @@ func Render(messages []canvas.Message, defs []canvas.Variable, values map[string
 			continue
 		}
 		r.refs = nil
-		out = append(out, Message{Role: m.Role, Content: r.render(m.Content), FileRefs: r.refs})
+		content := r.render(m.Content)
+		if r.over != "" {
+			return nil, tooLarge(r.over, max)
+		}
+		r.total += len(content)
+		out = append(out, Message{Role: m.Role, Content: content, FileRefs: r.refs})
 	}
 	return out, nil
+}
+
+// tooLarge is the error of a rendering that would pass max bytes when the
+// value of variable name is written.
+func tooLarge(name string, max int) error {
+	return &canvas.Error{Code: canvas.EPAYLOADTOOLARGE,
+		Message: fmt.Sprintf("The rendered prompt would be larger than %d bytes.", max),
+		Details: []canvas.Detail{{Path: variablePath(name), Message: fmt.Sprintf("renders past the %d-byte bound", max)}}}
 }
 
 // messageOrder returns the positions of messages sorted by Index, keeping the
@@ -77,6 +108,22 @@ type renderer struct {
 	jsonScalars bool
 	// refs collects the file references of the message being rendered.
 	refs []FileRef
+	// max bounds the rendered contents together; total counts the messages
+	// rendered so far, and over names the variable whose value would have
+	// passed max, once one would.
+	max, total int
+	over       string
+}
+
+// fits reports whether n more bytes after the b.Len() written to the
+// current message keep the rendering within max, and records name as the
+// variable that passed it otherwise.
+func (r *renderer) fits(b *strings.Builder, name string, n int) bool {
+	if r.total+b.Len()+n <= r.max {
+		return true
+	}
+	r.over = name
+	return false
 }
 
 // render returns s with every placeholder that a value or a definition
@@ -103,7 +150,13 @@ func (r *renderer) render(s string) string {
 				}
 				b.WriteString(s[last:i])
 				if ok {
+					if str, isStr := v.(string); isStr && !r.fits(&b, name, len(str)) {
+						return ""
+					}
 					r.writeValue(&b, name, v)
+					if !r.fits(&b, name, 0) {
+						return ""
+					}
 				}
 				last = end
 			}
