@@ -210,12 +210,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 					s.writeError(sw, r, canvas.Errorf(canvas.EINTERNAL, "Internal error."))
 				}
 			}
-			if s.logger.Enabled(r.Context(), slog.LevelInfo) {
-				s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
-					slog.String("requestId", id), slog.String("method", r.Method),
-					slog.String("path", r.URL.Path), slog.Int("status", sw.status),
-					slog.Duration("duration", time.Since(start)))
-			}
+			s.logRequest(r, id, sw.status, time.Since(start))
 		}()
 		if _, pattern := s.mux.Handler(r); pattern == "" {
 			s.notRouted(sw, r)

@@ -54,6 +54,9 @@ type config struct {
 	retentionConfig
 	// workerConfig holds the queue worker's settings (completions.go).
 	workerConfig
+	// observabilityConfig holds logs, metrics, traces and profiles
+	// (observability.go).
+	observabilityConfig
 }
 
 // retentionConfig holds the retention of each kind of ended record; zero
@@ -200,6 +203,9 @@ func (c *config) serveFlags(fs *flag.FlagSet, env func(string) string) error {
 		return err
 	}
 	if err := c.workerFlags(fs, env); err != nil {
+		return err
+	}
+	if err := c.observabilityFlags(fs, env); err != nil {
 		return err
 	}
 	return c.fileFlags(fs, env)

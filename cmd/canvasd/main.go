@@ -43,6 +43,8 @@ Environment (a flag wins over its variable):
   CANVAS_WEBHOOK_SECRET_OVERLAP  how long a rotated-out signing secret stays valid (default 24h)
   CANVAS_OPENAI_BASE_URL         OpenAI-compatible model back end
   CANVAS_OPENAI_API_KEY          its API key
+  CANVAS_LOG_LEVEL               debug, info, warn or error (default info)
+  CANVAS_LOG_FORMAT              json or text (default json)
 `
 
 func main() {

@@ -50,7 +50,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 	}
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	logger := newLogger(cfg.observabilityConfig, stderr)
 	authOpts, err := authOptions(cfg, logger)
 	if err != nil {
 		return err
