@@ -8,6 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
@@ -15,6 +18,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/retention"
 	"github.com/promptcanvas/promptcanvas/store"
+	"github.com/promptcanvas/promptcanvas/store/sqlite"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
 	"github.com/promptcanvas/promptcanvas/webhook"
@@ -48,6 +52,13 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now canvas.Clock
+	// Metrics is the registry the engine's metrics are registered on (and
+	// the server's, when it mounts the engine); nil makes a new one. The
+	// global registry is never used.
+	Metrics *prometheus.Registry
+	// TracerProvider makes the spans of jobs, model calls, webhook
+	// requests and store commits; nil records nothing.
+	TracerProvider trace.TracerProvider
 }
 
 // Limits bound the work an Engine takes on and how long it keeps what it
@@ -113,6 +124,11 @@ type Engine struct {
 	// Changes is the change signal of the freshness-checked caches (nil
 	// when there is none).
 	Changes canvas.ChangeVersioner
+	// Metrics holds the engine's metrics (Options.Metrics or its own).
+	Metrics *prometheus.Registry
+	// TracerProvider makes the engine's spans (Options.TracerProvider or
+	// one that records nothing).
+	TracerProvider trace.TracerProvider
 
 	worker  *queue.Worker
 	purger  *retention.Purger
@@ -143,9 +159,28 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.Changes == nil {
 		opts.Changes, _ = opts.Store.(canvas.ChangeVersioner)
 	}
+	if opts.Metrics == nil {
+		opts.Metrics = prometheus.NewRegistry()
+	}
+	if opts.TracerProvider == nil {
+		opts.TracerProvider = noopTracerProvider()
+	}
 	lim := opts.Limits
 	db := opts.Store
-	e := &Engine{Store: db, Changes: opts.Changes, logger: opts.Logger}
+	e := &Engine{Store: db, Changes: opts.Changes, Metrics: opts.Metrics, TracerProvider: opts.TracerProvider,
+		logger: opts.Logger}
+	tel, err := newTelemetry(opts.Metrics, opts.TracerProvider)
+	if err != nil {
+		return nil, fmt.Errorf("engine: metrics: %w", err)
+	}
+	if sdb, ok := db.(*sqlite.DB); ok && sdb.Observer == nil {
+		sdb.Observer = storeObserver{tel}
+	}
+	if ss, ok := db.(queue.StatsStore); ok {
+		if err := opts.Metrics.Register(newQueueCollector(tel, ss)); err != nil {
+			return nil, fmt.Errorf("engine: metrics: %w", err)
+		}
+	}
 
 	// The worker comes first: every service that enqueues work wakes it,
 	// and those that cancel work stop it in this process at once.
@@ -161,11 +196,15 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	e.Files = vault.NewService(vault.Options{Store: db, Blobs: opts.Blobs, BaseURL: opts.BaseURL,
 		URLLifetime: lim.UploadURLLifetime, MaxSize: lim.MaxFileSize, Now: opts.Now})
 	e.Models = model.NewCaller(model.Options{Providers: opts.Providers, Files: model.FileOptions{
-		Vault: model.VaultFiles(e.Files), AllowPrivateNetworks: lim.AllowPrivateNetworks, MaxSize: lim.MaxFileSize}})
+		Vault: model.VaultFiles(e.Files), AllowPrivateNetworks: lim.AllowPrivateNetworks, MaxSize: lim.MaxFileSize},
+		Observe: tel.observeModel})
 	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: db, Notify: notify, Now: opts.Now})
 	e.Environments = env.NewService(db, db, env.WithPublishOutbox(func(workspaceID string, pub *env.Publication) (*queue.Job, error) {
 		return notifier.CanvasEventJob(workspaceID, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
-	}, notify))
+	}, notify), env.WithPublishHook(tel.publishHook))
+	if err := RegisterCacheMetrics(opts.Metrics, "served_version", e.Environments.CacheStats); err != nil {
+		return nil, fmt.Errorf("engine: metrics: %w", err)
+	}
 
 	actions := workflow.Builtins(workflow.BuiltinOptions{Models: e.Models})
 	for id, a := range opts.Actions {
@@ -182,7 +221,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		FinishedJob: func(g *testcase.Generation) (*queue.Job, error) {
 			return notifier.CanvasEventJob(g.WorkspaceID, g.PromptID, g.ID, webhook.EventGenerationCompleted, g)
 		}})
-	sender := webhook.NewSender(webhook.SenderOptions{AllowPrivateNetworks: lim.AllowPrivateNetworks})
+	sender := webhook.NewSender(webhook.SenderOptions{AllowPrivateNetworks: lim.AllowPrivateNetworks,
+		WrapTransport: tel.webhookTransport})
 	e.Applications = webhook.NewApplicationService(webhook.ApplicationOptions{Store: db, Canvases: db,
 		SecretOverlap: lim.SecretOverlap})
 	e.Deliveries = webhook.NewDeliveryService(webhook.DeliveryOptions{Log: db, Applications: db, Sender: sender})
@@ -192,7 +232,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	e.purger = retention.New(retention.Options{Store: db, Jobs: r.Jobs, Deliveries: r.Deliveries, Runs: r.Runs,
 		WorkflowRuns: r.WorkflowRuns, Interval: r.Interval, Logger: opts.Logger, Clock: opts.Now})
 
-	w := e.worker
+	// Each handler is wrapped for its spans and metrics.
+	w := handlerRegistrar{e.worker, tel}
 	for _, kind := range completion.JobKinds() {
 		w.HandleIn(queue.LaneModel, kind, e.Completions.HandleJob)
 	}

@@ -13,6 +13,8 @@ type Options struct {
 	Providers *Registry
 	// Files resolves file variables: vault:// addresses and public URLs.
 	Files FileOptions
+	// Observe, when set, watches each call to a provider.
+	Observe CallObserver
 }
 
 // Caller makes one model call the way every part of the service makes it:
@@ -22,6 +24,7 @@ type Options struct {
 type Caller struct {
 	providers *Registry
 	files     *FileResolver
+	observe   CallObserver
 }
 
 // NewCaller returns a Caller. A nil Providers serves the echo model alone.
@@ -29,7 +32,7 @@ func NewCaller(opts Options) *Caller {
 	if opts.Providers == nil {
 		opts.Providers = NewRegistry(NewEcho(EchoOptions{}))
 	}
-	return &Caller{providers: opts.Providers, files: NewFileResolver(opts.Files)}
+	return &Caller{providers: opts.Providers, files: NewFileResolver(opts.Files), observe: opts.Observe}
 }
 
 // Providers returns the registry the Caller resolves models in.
@@ -99,11 +102,18 @@ func (c *Caller) Send(ctx context.Context, req Request, emit func(Chunk) error) 
 	if err != nil {
 		return nil, err
 	}
+	var done func(*Result, error)
+	if c.observe != nil {
+		ctx, done = c.observe(ctx, req)
+	}
 	var res *Result
 	if emit != nil {
 		res, err = prov.Stream(ctx, req, emit)
 	} else {
 		res, err = prov.Complete(ctx, req)
+	}
+	if done != nil {
+		done(res, err)
 	}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {

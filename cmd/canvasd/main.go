@@ -45,6 +45,10 @@ Environment (a flag wins over its variable):
   CANVAS_OPENAI_API_KEY          its API key
   CANVAS_LOG_LEVEL               debug, info, warn or error (default info)
   CANVAS_LOG_FORMAT              json or text (default json)
+  CANVAS_METRICS_ADDR            separate listener serving /metrics (default none)
+  CANVAS_METRICS_PUBLIC          1 also serves /metrics on the main listener, to admins
+  CANVAS_PPROF_ADDR              separate listener serving /debug/pprof/ (default none)
+  OTEL_EXPORTER_OTLP_ENDPOINT    export spans over OTLP/HTTP (default none)
 `
 
 func main() {

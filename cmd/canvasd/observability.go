@@ -1,11 +1,25 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"strconv"
 	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // observabilityConfig holds what canvasd tells the operator about itself:
@@ -18,6 +32,8 @@ type observabilityConfig struct {
 	// LogFormat is json or text (--log-format, CANVAS_LOG_FORMAT; default
 	// json).
 	LogFormat string
+	// sideConfig holds metrics, traces and profiles.
+	sideConfig
 }
 
 // observabilityFlags registers the flags of logs, metrics, traces and
@@ -49,7 +65,7 @@ func (c *observabilityConfig) observabilityFlags(fs *flag.FlagSet, env func(stri
 		c.LogFormat = v
 		return nil
 	})
-	return nil
+	return c.sideFlags(fs, env)
 }
 
 // checkLogFormat accepts json and text.
@@ -67,4 +83,104 @@ func newLogger(c observabilityConfig, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// sideConfig holds the operator's listeners and the trace exporter.
+type sideConfig struct {
+	// MetricsAddr, when set, serves /metrics on a listener of its own
+	// (--metrics-addr, CANVAS_METRICS_ADDR).
+	MetricsAddr string
+	// MetricsPublic also serves /metrics on the main listener, to admins
+	// (--metrics-public, CANVAS_METRICS_PUBLIC=1).
+	MetricsPublic bool
+	// OTLPEndpoint, when set, exports spans over OTLP/HTTP to this URL
+	// (--otlp-endpoint, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or
+	// OTEL_EXPORTER_OTLP_ENDPOINT).
+	OTLPEndpoint string
+	// PprofAddr, when set, serves net/http/pprof on a listener of its own
+	// (--pprof, CANVAS_PPROF_ADDR).
+	PprofAddr string
+}
+
+// sideFlags registers the flags of sideConfig.
+func (c *sideConfig) sideFlags(fs *flag.FlagSet, env func(string) string) error {
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("CANVAS_METRICS_ADDR"),
+		"`address` of a separate listener serving /metrics (env CANVAS_METRICS_ADDR; default none)")
+	if v := env("CANVAS_METRICS_PUBLIC"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("CANVAS_METRICS_PUBLIC: %q is not a boolean", v)
+		}
+		c.MetricsPublic = b
+	}
+	fs.BoolVar(&c.MetricsPublic, "metrics-public", c.MetricsPublic,
+		"also serve /metrics on the main listener, to admin keys only (env CANVAS_METRICS_PUBLIC)")
+	endpoint := envOr(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", env("OTEL_EXPORTER_OTLP_ENDPOINT"))
+	fs.StringVar(&c.OTLPEndpoint, "otlp-endpoint", endpoint,
+		"`URL` of an OTLP/HTTP collector to export spans to (env OTEL_EXPORTER_OTLP_ENDPOINT; default none)")
+	fs.StringVar(&c.PprofAddr, "pprof", env("CANVAS_PPROF_ADDR"),
+		"`address` of a separate listener serving /debug/pprof/ (env CANVAS_PPROF_ADDR; default none)")
+	return nil
+}
+
+// tracerProvider returns the TracerProvider of the configuration and its
+// shutdown: an OTLP/HTTP exporter when an endpoint is configured, nil (no
+// spans, nothing global) otherwise.
+func tracerProvider(ctx context.Context, c sideConfig) (trace.TracerProvider, func(context.Context) error, error) {
+	if c.OTLPEndpoint == "" {
+		return nil, func(context.Context) error { return nil }, nil
+	}
+	exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(c.OTLPEndpoint))
+	if err != nil {
+		return nil, nil, fmt.Errorf("OTLP endpoint: %w", err)
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp),
+		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", "canvasd"))))
+	return tp, tp.Shutdown, nil
+}
+
+// metricsRegistry returns the registry canvasd's metrics go on: the
+// engine's and server's, plus the Go runtime's and the process's.
+func metricsRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
+}
+
+// pprofHandler serves net/http/pprof on a mux of its own, never
+// http.DefaultServeMux.
+func pprofHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
+}
+
+// sideListener serves an operator's endpoint (metrics, pprof) on addr
+// until the returned stop is called. It prints "<name> listening on ADDR"
+// to stdout once listening.
+func sideListener(ctx context.Context, name, addr string, h http.Handler, logger *slog.Logger, stdout io.Writer) (stop func(), err error) {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s listener: %w", name, err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout,
+		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			logger.Warn(name+" listener stopped", slog.Any("error", err))
+		}
+	}()
+	logger.Info(name+" listening", slog.String("addr", ln.Addr().String()))
+	fmt.Fprintf(stdout, "%s listening on %s\n", name, ln.Addr())
+	return func() {
+		_ = srv.Close()
+		<-done
+	}, nil
 }

@@ -74,6 +74,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	tp, shutdownTracing, err := tracerProvider(ctx, cfg.sideConfig)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := shutdownTracing(context.WithoutCancel(ctx)); err != nil {
+			logger.Warn("flush spans", slog.Any("error", err))
+		}
+	}()
+	opts.TracerProvider, opts.Metrics = tp, metricsRegistry()
 	eng, err := engine.OpenSQLite(ctx, cfg.Data, opts)
 	if err != nil {
 		return err
@@ -94,9 +104,25 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 
 	handler, err := server.New(server.Options{Engine: eng, Auth: server.NewAuthenticator(eng.Store, authOpts...),
-		Logger: logger})
+		Logger: logger, PublicMetrics: cfg.MetricsPublic})
 	if err != nil {
 		return err
+	}
+	for _, side := range []struct {
+		name, addr string
+		h          http.Handler
+	}{
+		{"metrics", cfg.MetricsAddr, server.MetricsHandler(eng.Metrics)},
+		{"pprof", cfg.PprofAddr, pprofHandler()},
+	} {
+		if side.addr == "" {
+			continue
+		}
+		stop, err := sideListener(ctx, side.name, side.addr, side.h, logger, stdout)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	// The engine's background work stops, finishing or giving back the
 	// jobs it holds, before the store closes, whichever way serve returns
