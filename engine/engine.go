@@ -25,6 +25,10 @@ import (
 	"github.com/promptcanvas/promptcanvas/workflow"
 )
 
+// outboxCheckTimeout bounds the read, inside a publish, of whether any
+// subscription takes the publication.
+const outboxCheckTimeout = 10 * time.Second
+
 // Options configure an Engine. Store and Blobs are required; every other
 // zero field takes its default.
 type Options struct {
@@ -199,8 +203,14 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		Vault: model.VaultFiles(e.Files), AllowPrivateNetworks: lim.AllowPrivateNetworks, MaxSize: lim.MaxFileSize},
 		Observe: tel.observeModel})
 	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: db, Notify: notify, Now: opts.Now})
+	// A publication is queued for delivery only when a subscription can
+	// receive it: most publishes have none, and their outbox jobs were
+	// most of the database.
 	e.Environments = env.NewService(db, db, env.WithPublishOutbox(func(workspaceID string, pub *env.Publication) (*queue.Job, error) {
-		return notifier.CanvasEventJob(workspaceID, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
+		ctx, cancel := context.WithTimeout(context.Background(), outboxCheckTimeout)
+		defer cancel()
+		return notifier.CanvasEventJobIfTaken(ctx, workspaceID, pub.PromptID, pub.PublicationID,
+			webhook.EventPublicationCreated, pub)
 	}, notify), env.WithPublishHook(tel.publishHook))
 	if err := RegisterCacheMetrics(opts.Metrics, "served_version", e.Environments.CacheStats); err != nil {
 		return nil, fmt.Errorf("engine: metrics: %w", err)
