@@ -8,6 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
@@ -15,11 +18,16 @@ import (
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/retention"
 	"github.com/promptcanvas/promptcanvas/store"
+	"github.com/promptcanvas/promptcanvas/store/sqlite"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
 	"github.com/promptcanvas/promptcanvas/webhook"
 	"github.com/promptcanvas/promptcanvas/workflow"
 )
+
+// outboxCheckTimeout bounds the read, inside a publish, of whether any
+// subscription takes the publication.
+const outboxCheckTimeout = 10 * time.Second
 
 // Options configure an Engine. Store and Blobs are required; every other
 // zero field takes its default.
@@ -48,6 +56,13 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now canvas.Clock
+	// Metrics is the registry the engine's metrics are registered on (and
+	// the server's, when it mounts the engine); nil makes a new one. The
+	// global registry is never used.
+	Metrics *prometheus.Registry
+	// TracerProvider makes the spans of jobs, model calls, webhook
+	// requests and store commits; nil records nothing.
+	TracerProvider trace.TracerProvider
 }
 
 // Limits bound the work an Engine takes on and how long it keeps what it
@@ -116,6 +131,11 @@ type Engine struct {
 	// Changes is the change signal of the freshness-checked caches (nil
 	// when there is none).
 	Changes canvas.ChangeVersioner
+	// Metrics holds the engine's metrics (Options.Metrics or its own).
+	Metrics *prometheus.Registry
+	// TracerProvider makes the engine's spans (Options.TracerProvider or
+	// one that records nothing).
+	TracerProvider trace.TracerProvider
 
 	worker  *queue.Worker
 	purger  *retention.Purger
@@ -146,9 +166,28 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.Changes == nil {
 		opts.Changes, _ = opts.Store.(canvas.ChangeVersioner)
 	}
+	if opts.Metrics == nil {
+		opts.Metrics = prometheus.NewRegistry()
+	}
+	if opts.TracerProvider == nil {
+		opts.TracerProvider = noopTracerProvider()
+	}
 	lim := opts.Limits
 	db := opts.Store
-	e := &Engine{Store: db, Changes: opts.Changes, logger: opts.Logger}
+	e := &Engine{Store: db, Changes: opts.Changes, Metrics: opts.Metrics, TracerProvider: opts.TracerProvider,
+		logger: opts.Logger}
+	tel, err := newTelemetry(opts.Metrics, opts.TracerProvider)
+	if err != nil {
+		return nil, fmt.Errorf("engine: metrics: %w", err)
+	}
+	if sdb, ok := db.(*sqlite.DB); ok && sdb.Observer == nil {
+		sdb.Observer = storeObserver{tel}
+	}
+	if ss, ok := db.(queue.StatsStore); ok {
+		if err := opts.Metrics.Register(newQueueCollector(tel, ss)); err != nil {
+			return nil, fmt.Errorf("engine: metrics: %w", err)
+		}
+	}
 
 	// The worker comes first: every service that enqueues work wakes it,
 	// and those that cancel work stop it in this process at once.
@@ -163,12 +202,26 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 
 	e.Files = vault.NewService(vault.Options{Store: db, Blobs: opts.Blobs, BaseURL: opts.BaseURL,
 		URLLifetime: lim.UploadURLLifetime, MaxSize: lim.MaxFileSize, Now: opts.Now})
-	e.Models = model.NewCaller(model.Options{Providers: opts.Providers, MaxPromptBytes: lim.MaxPromptBytes, Files: model.FileOptions{
-		Vault: model.VaultFiles(e.Files), AllowPrivateNetworks: lim.AllowPrivateNetworks, MaxSize: lim.MaxFileSize}})
+	e.Models = model.NewCaller(model.Options{Providers: opts.Providers, MaxPromptBytes: lim.MaxPromptBytes,
+		Files: model.FileOptions{Vault: model.VaultFiles(e.Files), AllowPrivateNetworks: lim.AllowPrivateNetworks,
+			MaxSize: lim.MaxFileSize},
+		Observe: tel.observeModel})
 	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: db, Notify: notify, Now: opts.Now})
-	e.Environments = env.NewService(env.Options{Store: db, Canvases: db, Changes: opts.Changes, Notify: notify, Outbox: func(workspaceID string, pub *env.Publication) (*queue.Job, error) {
-		return notifier.CanvasEventJob(workspaceID, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
-	}})
+	// A publication is queued for delivery only when a subscription can
+	// receive it: most publishes have none, and their outbox jobs were
+	// most of the database. The outbox runs in the publish's transaction,
+	// where the publication is counted too.
+	e.Environments = env.NewService(env.Options{Store: db, Canvases: db, Changes: opts.Changes, Notify: notify,
+		Outbox: func(workspaceID string, pub *env.Publication) (*queue.Job, error) {
+			tel.publishHook(context.Background(), workspaceID, pub)
+			ctx, cancel := context.WithTimeout(context.Background(), outboxCheckTimeout)
+			defer cancel()
+			return notifier.CanvasEventJobIfTaken(ctx, workspaceID, pub.PromptID, pub.PublicationID,
+				webhook.EventPublicationCreated, pub)
+		}})
+	if err := RegisterCacheMetrics(opts.Metrics, "served_version", e.Environments.CacheStats); err != nil {
+		return nil, fmt.Errorf("engine: metrics: %w", err)
+	}
 
 	actions := workflow.Builtins(workflow.BuiltinOptions{Models: e.Models})
 	for id, a := range opts.Actions {
@@ -185,7 +238,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		FinishedJob: func(g *testcase.Generation) (*queue.Job, error) {
 			return notifier.CanvasEventJob(g.WorkspaceID, g.PromptID, g.ID, webhook.EventGenerationCompleted, g)
 		}})
-	sender := webhook.NewSender(webhook.SenderOptions{AllowPrivateNetworks: lim.AllowPrivateNetworks})
+	sender := webhook.NewSender(webhook.SenderOptions{AllowPrivateNetworks: lim.AllowPrivateNetworks,
+		WrapTransport: tel.webhookTransport})
 	e.Applications = webhook.NewApplicationService(webhook.ApplicationOptions{Store: db, Canvases: db,
 		SecretOverlap: lim.SecretOverlap})
 	e.Deliveries = webhook.NewDeliveryService(webhook.DeliveryOptions{Log: db, Applications: db, Canvases: db, Sender: sender})
@@ -195,7 +249,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	e.purger = retention.New(retention.Options{Store: db, Jobs: r.Jobs, Deliveries: r.Deliveries, Runs: r.Runs,
 		WorkflowRuns: r.WorkflowRuns, Interval: r.Interval, Logger: opts.Logger, Now: opts.Now})
 
-	w := e.worker
+	// Each handler is wrapped for its spans and metrics.
+	w := handlerRegistrar{e.worker, tel}
 	for _, kind := range completion.JobKinds() {
 		w.HandleIn(queue.LaneModel, kind, e.Completions.HandleJob)
 	}

@@ -118,7 +118,7 @@ type PublishVersionParams struct {
 
 // PromoteVersion publishes a version of a canvas to production, as Publish
 // does (a no-op when it is already active): the canvas.Promoter of
-// canvas.WithPromoter, so that promoting a version through its update is
+// canvas.Options.Promoter, so that promoting a version through its update is
 // a publication like any other.
 func (s *Service) PromoteVersion(ctx context.Context, canvasID, versionID string) error {
 	_, _, err := s.Publish(ctx, PublishVersionParams{CanvasID: canvasID, EnvName: Production, VersionID: versionID})

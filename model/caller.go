@@ -18,6 +18,8 @@ type Options struct {
 	// and the messages once their text files are inlined; zero means
 	// DefaultMaxRenderBytes.
 	MaxPromptBytes int
+	// Observe, when set, watches each call to a provider.
+	Observe CallObserver
 }
 
 // Caller makes one model call the way every part of the service makes it:
@@ -28,6 +30,7 @@ type Caller struct {
 	providers *Registry
 	files     *FileResolver
 	maxPrompt int
+	observe   CallObserver
 }
 
 // NewCaller returns a Caller. A nil Providers serves the echo model alone.
@@ -38,7 +41,8 @@ func NewCaller(opts Options) *Caller {
 	if opts.MaxPromptBytes <= 0 {
 		opts.MaxPromptBytes = DefaultMaxRenderBytes
 	}
-	return &Caller{providers: opts.Providers, files: NewFileResolver(opts.Files), maxPrompt: opts.MaxPromptBytes}
+	return &Caller{providers: opts.Providers, files: NewFileResolver(opts.Files), maxPrompt: opts.MaxPromptBytes,
+		observe: opts.Observe}
 }
 
 // MaxPromptBytes returns the bound of a prompt (Options.MaxPromptBytes).
@@ -122,11 +126,18 @@ func (c *Caller) Send(ctx context.Context, req Request, emit func(Chunk) error) 
 	if err != nil {
 		return nil, err
 	}
+	var done func(*Result, error)
+	if c.observe != nil {
+		ctx, done = c.observe(ctx, req)
+	}
 	var res *Result
 	if emit != nil {
 		res, err = prov.Stream(ctx, req, emit)
 	} else {
 		res, err = prov.Complete(ctx, req)
+	}
+	if done != nil {
+		done(res, err)
 	}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {

@@ -35,8 +35,12 @@ type Job struct {
 	LeaseOwner string
 	LeaseUntil *time.Time
 	LastError  string
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// Trace is the trace context (a W3C traceparent) of the work that
+	// enqueued the job, so that the job's spans join that trace; empty
+	// when none.
+	Trace     string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // DefaultMaxAttempts bounds the claims of a job that sets no MaxAttempts.

@@ -59,7 +59,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	code := canvas.ErrorCode(err)
 	status := ErrorStatus(code)
 	reqID := requestIDFrom(r.Context())
-	if status >= 500 && code != canvas.EPROVIDER && code != canvas.ETIMEOUT && code != canvas.ENOOUTPUT {
+	switch {
+	case status < 500 || code == canvas.EPROVIDER || code == canvas.ETIMEOUT || code == canvas.ENOOUTPUT:
+	case clientGone(r, err):
+		s.logger.DebugContext(r.Context(), "client went away",
+			slog.String("requestId", reqID), slog.String("method", r.Method),
+			slog.String("path", r.URL.Path), slog.Any("error", err))
+	default:
 		s.logger.ErrorContext(r.Context(), "request failed",
 			slog.String("requestId", reqID), slog.String("method", r.Method),
 			slog.String("path", r.URL.Path), slog.Any("error", err))

@@ -9,6 +9,9 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/engine"
@@ -75,6 +78,16 @@ type Options struct {
 	// Limits bounds request rates and queued work (ratelimit.go); the
 	// zero value limits nothing.
 	Limits Limits
+	// Metrics is the registry of the HTTP metrics; nil takes the Engine's,
+	// and without an Engine nothing is counted.
+	Metrics *prometheus.Registry
+	// PublicMetrics serves Metrics at GET /metrics on this handler, to
+	// admins only. Off, the operator serves them on a listener of their
+	// own (MetricsHandler).
+	PublicMetrics bool
+	// TracerProvider makes a span of each request; nil takes the
+	// Engine's, and without one nothing is recorded.
+	TracerProvider trace.TracerProvider
 }
 
 // Server is the HTTP face of the service.
@@ -91,6 +104,8 @@ type Server struct {
 	workflows    *workflow.Service
 	auth         *Authenticator
 	logger       *slog.Logger
+	metrics      *httpMetrics // nil counts nothing
+	tracer       trace.Tracer
 	maxBody      int64
 	maxHeader    int
 	owner        *idempotency.Owner
@@ -132,6 +147,8 @@ func newServer(opts Options) (*Server, error) {
 		fill(&opts.Applications, e.Applications)
 		fill(&opts.Deliveries, e.Deliveries)
 		fill(&opts.Workflows, e.Workflows)
+		fill(&opts.Metrics, e.Metrics)
+		fill(&opts.TracerProvider, e.TracerProvider)
 	}
 	s := &Server{
 		store:        opts.Store,
@@ -160,6 +177,15 @@ func newServer(opts Options) (*Server, error) {
 	}
 	if s.maxHeader <= 0 {
 		s.maxHeader = DefaultMaxHeaderBytes
+	}
+	s.tracer = noopTracer()
+	if opts.TracerProvider != nil {
+		s.tracer = opts.TracerProvider.Tracer(tracerName)
+	}
+	if opts.Metrics != nil {
+		if err := s.registerMetrics(opts.Metrics, opts.PublicMetrics); err != nil {
+			return nil, err
+		}
 	}
 	schemas, err := loadSchemas()
 	if err != nil {
@@ -225,6 +251,12 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		}
 		w.Header().Set("X-Request-Id", id)
 		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+		_, pattern := s.mux.Handler(r)
+		r, endSpan := s.startSpan(r, pattern)
+		if s.metrics != nil {
+			s.metrics.inFlight.Inc()
+			defer s.metrics.inFlight.Dec()
+		}
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		defer func() {
 			if v := recover(); v != nil {
@@ -237,17 +269,17 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 					s.writeError(sw, r, canvas.Errorf(canvas.EINTERNAL, "Internal error."))
 				}
 			}
-			if s.logger.Enabled(r.Context(), slog.LevelInfo) {
-				s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
-					slog.String("requestId", id), slog.String("method", r.Method),
-					slog.String("path", r.URL.Path), slog.Int("status", sw.status),
-					slog.Duration("duration", time.Since(start)))
+			d := time.Since(start)
+			s.logRequest(r, id, sw.status, d)
+			if s.metrics != nil {
+				s.metrics.observe(pattern, sw.status, d.Seconds())
 			}
+			endSpan(sw.status)
 		}()
 		if s.headersTooLarge(sw, r) || s.literalMismatch(sw, r) {
 			return
 		}
-		if _, pattern := s.mux.Handler(r); pattern == "" {
+		if pattern == "" {
 			s.notRouted(sw, r)
 			return
 		}

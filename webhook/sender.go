@@ -46,6 +46,9 @@ type SenderOptions struct {
 	// UserAgent is sent unless a delivery's own headers name one; empty
 	// means "PromptCanvas-Webhooks/1".
 	UserAgent string
+	// WrapTransport, when set, wraps the guarded transport of every
+	// attempt, for metrics and trace propagation.
+	WrapTransport func(http.RoundTripper) http.RoundTripper
 }
 
 // Sender makes single delivery attempts. It is safe for concurrent use.
@@ -67,8 +70,12 @@ func NewSender(opts SenderOptions) *Sender {
 	if opts.UserAgent == "" {
 		opts.UserAgent = "PromptCanvas-Webhooks/1"
 	}
+	client := netguard.Client(opts.AllowPrivateNetworks, opts.Timeout)
+	if opts.WrapTransport != nil {
+		client.Transport = opts.WrapTransport(client.Transport)
+	}
 	return &Sender{
-		client:    netguard.Client(opts.AllowPrivateNetworks, opts.Timeout),
+		client:    client,
 		now:       opts.Now,
 		userAgent: opts.UserAgent,
 	}

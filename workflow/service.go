@@ -143,7 +143,7 @@ func (s *Service) Actions() *Registry { return s.actions }
 
 // CompileSpec compiles a workflow specification with the service's actions
 // and returns the graph to store with the version: the service is the
-// canvas.WorkflowCompiler of canvas.WithWorkflows.
+// canvas.WorkflowCompiler of canvas.Options.Workflows.
 func (s *Service) CompileSpec(spec json.RawMessage) (json.RawMessage, error) {
 	w, err := Compile(spec, s.actions)
 	if err != nil {

@@ -3,7 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
+	"net/http"
 	"strconv"
+
+	"github.com/promptcanvas/promptcanvas/engine"
 
 	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
@@ -15,7 +18,9 @@ import (
 func providers(cfg config) (*model.Registry, error) {
 	reg := model.NewRegistry(model.NewEcho(model.EchoOptions{}))
 	if cfg.OpenAIBaseURL != "" {
-		oa, err := model.NewOpenAI(model.OpenAIOptions{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey})
+		// The back end's requests carry the model call's trace context.
+		oa, err := model.NewOpenAI(model.OpenAIOptions{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey,
+			HTTPClient: &http.Client{Transport: engine.TraceTransport(openAITransport())}})
 		if err != nil {
 			return nil, fmt.Errorf("CANVAS_OPENAI_BASE_URL: %w", err)
 		}
@@ -66,4 +71,17 @@ func positiveEnv(env func(string) string, name string, def int) (int, error) {
 		return 0, fmt.Errorf("%s: %q is not a positive number", name, v)
 	}
 	return i, nil
+}
+
+// openAITransport is the transport the OpenAI-compatible provider would
+// make itself: the default one, waiting at most model.DefaultOpenAITimeout
+// for response headers.
+func openAITransport() http.RoundTripper {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return http.DefaultTransport
+	}
+	t = t.Clone()
+	t.ResponseHeaderTimeout = model.DefaultOpenAITimeout
+	return t
 }

@@ -14,6 +14,12 @@ import (
 const (
 	defaultAddr = "127.0.0.1:8080"
 	defaultData = "./canvas-data"
+	// defaultRunRetention and defaultWorkflowRunRetention keep ended
+	// completion, task and workflow runs for 30 days, as long as the
+	// webhook deliveries that report them: long enough to look into an
+	// incident, not so long that run records fill the disk.
+	defaultRunRetention         = 30 * 24 * time.Hour
+	defaultWorkflowRunRetention = 30 * 24 * time.Hour
 )
 
 // config is everything canvasd reads from its flags and environment. A flag
@@ -57,6 +63,9 @@ type config struct {
 	// limitsConfig holds the connection, body, rate and queue limits
 	// (limits.go).
 	limitsConfig
+	// observabilityConfig holds logs, metrics, traces and profiles
+	// (observability.go).
+	observabilityConfig
 }
 
 // retentionConfig holds the retention of each kind of ended record; zero
@@ -70,11 +79,11 @@ type retentionConfig struct {
 	// CANVAS_DELIVERY_RETENTION, default 30d).
 	DeliveryRetention time.Duration
 	// RunRetention is how long an ended completion or task run is kept
-	// (--run-retention, CANVAS_RUN_RETENTION, default forever).
+	// (--run-retention, CANVAS_RUN_RETENTION, default 30d).
 	RunRetention time.Duration
 	// WorkflowRunRetention is how long an ended workflow run and its steps
 	// are kept (--workflow-run-retention, CANVAS_WORKFLOW_RUN_RETENTION,
-	// default forever).
+	// default 30d).
 	WorkflowRunRetention time.Duration
 	// PurgeInterval is the time between two purges (--purge-interval,
 	// CANVAS_PURGE_INTERVAL, default 1h).
@@ -95,9 +104,9 @@ func (c *retentionConfig) retentionFlags(fs *flag.FlagSet, env func(string) stri
 		{"delivery-retention", "CANVAS_DELIVERY_RETENTION", "how long an ended webhook delivery is kept",
 			retention.DefaultDeliveries, false, &c.DeliveryRetention},
 		{"run-retention", "CANVAS_RUN_RETENTION", "how long an ended completion or task run is kept",
-			0, false, &c.RunRetention},
+			defaultRunRetention, false, &c.RunRetention},
 		{"workflow-run-retention", "CANVAS_WORKFLOW_RUN_RETENTION", "how long an ended workflow run is kept",
-			0, false, &c.WorkflowRunRetention},
+			defaultWorkflowRunRetention, false, &c.WorkflowRunRetention},
 		{"purge-interval", "CANVAS_PURGE_INTERVAL", "time between two purges of ended records",
 			retention.DefaultInterval, true, &c.PurgeInterval},
 	} {
@@ -206,6 +215,9 @@ func (c *config) serveFlags(fs *flag.FlagSet, env func(string) string) error {
 		return err
 	}
 	if err := c.limitsFlags(fs, env); err != nil {
+		return err
+	}
+	if err := c.observabilityFlags(fs, env); err != nil {
 		return err
 	}
 	return c.fileFlags(fs, env)

@@ -51,6 +51,12 @@ Environment (a flag wins over its variable):
   CANVAS_FAILED_AUTH_RATE        failed authentications per second per address (default 1; 0: no limit)
   CANVAS_FAILED_AUTH_BURST       failed authentications one address may make at once (default 20)
   CANVAS_MAX_QUEUED_PER_WORKSPACE queued runs of a workspace before new ones are refused (default 10000)
+  CANVAS_LOG_LEVEL               debug, info, warn or error (default info)
+  CANVAS_LOG_FORMAT              json or text (default json)
+  CANVAS_METRICS_ADDR            separate listener serving /metrics (default none)
+  CANVAS_METRICS_PUBLIC          1 also serves /metrics on the main listener, to admins
+  CANVAS_PPROF_ADDR              separate listener serving /debug/pprof/ (default none)
+  OTEL_EXPORTER_OTLP_ENDPOINT    export spans over OTLP/HTTP (default none)
 `
 
 func main() {

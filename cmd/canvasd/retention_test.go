@@ -18,8 +18,8 @@ func TestRetentionConfig_Flags(t *testing.T) {
 	t.Run("Default", func(t *testing.T) {
 		c, err := parse(nil)
 		require.NoError(t, err)
-		assert.Equal(t, retentionConfig{JobRetention: 7 * day, DeliveryRetention: 30 * day,
-			PurgeInterval: time.Hour}, c.retentionConfig, "runs are kept forever")
+		assert.Equal(t, retentionConfig{JobRetention: 7 * day, DeliveryRetention: 30 * day, RunRetention: 30 * day,
+			WorkflowRunRetention: 30 * day, PurgeInterval: time.Hour}, c.retentionConfig, "runs are kept 30 days")
 	})
 	t.Run("Env", func(t *testing.T) {
 		c, err := parse(map[string]string{"CANVAS_JOB_RETENTION": "36h", "CANVAS_DELIVERY_RETENTION": "0",
@@ -81,8 +81,8 @@ func TestRun_SchedulesOnePurge(t *testing.T) {
 	t.Run("NothingToPurge", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		d := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", dir, "--job-retention", "0"},
-			map[string]string{"CANVAS_DELIVERY_RETENTION": "0"})
+		d := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", dir, "--job-retention", "0",
+			"--run-retention", "0"}, map[string]string{"CANVAS_DELIVERY_RETENTION": "0", "CANVAS_WORKFLOW_RUN_RETENTION": "0"})
 		require.NoError(t, d.stop())
 		assert.Zero(t, livePurges(t, dir), "every retention is zero: no purge")
 	})

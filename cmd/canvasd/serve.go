@@ -50,7 +50,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 	}
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	logger := newLogger(cfg.observabilityConfig, stderr)
 	authOpts, err := authOptions(cfg, logger)
 	if err != nil {
 		return err
@@ -74,6 +74,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	tp, shutdownTracing, err := tracerProvider(ctx, cfg.sideConfig)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := shutdownTracing(context.WithoutCancel(ctx)); err != nil {
+			logger.Warn("flush spans", slog.Any("error", err))
+		}
+	}()
+	opts.TracerProvider, opts.Metrics = tp, metricsRegistry()
 	eng, err := engine.OpenSQLite(ctx, cfg.Data, opts)
 	if err != nil {
 		return err
@@ -95,9 +105,25 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 	authOpts.Store, authOpts.Changes = eng.Store, eng.Changes
 	handler, err := server.New(server.Options{Engine: eng, Auth: server.NewAuthenticator(authOpts), Logger: logger,
-		Limits: cfg.Limits})
+		Limits: cfg.Limits, PublicMetrics: cfg.MetricsPublic})
 	if err != nil {
 		return err
+	}
+	for _, side := range []struct {
+		name, addr string
+		h          http.Handler
+	}{
+		{"metrics", cfg.MetricsAddr, server.MetricsHandler(eng.Metrics)},
+		{"pprof", cfg.PprofAddr, pprofHandler()},
+	} {
+		if side.addr == "" {
+			continue
+		}
+		stop, err := sideListener(ctx, side.name, side.addr, side.h, logger, stdout)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	// The engine's background work stops, finishing or giving back the
 	// jobs it holds, before the store closes, whichever way serve returns

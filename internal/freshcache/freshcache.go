@@ -3,6 +3,7 @@ package freshcache
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 )
@@ -19,6 +20,10 @@ type Cache[K comparable, V any] struct {
 
 	mu      sync.Mutex
 	entries map[K]entry[V]
+
+	// hits and misses count the Gets served from an entry and those that
+	// built, for Stats.
+	hits, misses atomic.Uint64
 }
 
 type entry[V any] struct {
@@ -53,8 +58,10 @@ func (c *Cache[K, V]) Get(ctx context.Context, key K, build func(context.Context
 	e, ok := c.entries[key]
 	c.mu.Unlock()
 	if ok && e.version == version {
+		c.hits.Add(1)
 		return e.value, nil
 	}
+	c.misses.Add(1)
 	v, err := build(ctx)
 	if err != nil {
 		return v, err
@@ -94,4 +101,16 @@ func (c *Cache[K, V]) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.entries)
+}
+
+// Stats counts the Gets a cache served from a fresh entry (Hits) and those
+// that called build (Misses), since the cache was made.
+type Stats struct{ Hits, Misses uint64 }
+
+// Stats returns the cache's counts; a nil cache has none.
+func (c *Cache[K, V]) Stats() Stats {
+	if c == nil {
+		return Stats{}
+	}
+	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load()}
 }

@@ -37,6 +37,7 @@ const collectYields = 3
 
 // committer holds the writes waiting for a commit.
 type committer struct {
+	name    string // for the Observer
 	mu      sync.Mutex
 	pending []*commitRequest
 	leading bool
@@ -85,7 +86,7 @@ func (db *DB) commitBatches(c *committer) {
 	c.pending = append(c.pending[:0], c.pending[n:]...)
 	c.mu.Unlock()
 
-	db.commitBatch(batch)
+	db.commitBatch(c, batch)
 
 	c.mu.Lock()
 	more := len(c.pending) > 0
@@ -100,7 +101,7 @@ func (db *DB) commitBatches(c *committer) {
 // request. A request whose context ended before its turn is answered with
 // the context's error and writes nothing; when the commit fails, every
 // write of the batch fails with it.
-func (db *DB) commitBatch(batch []*commitRequest) {
+func (db *DB) commitBatch(c *committer, batch []*commitRequest) {
 	errs := make([]error, len(batch))
 	defer func() {
 		for i, req := range batch {
@@ -120,12 +121,14 @@ func (db *DB) commitBatch(batch []*commitRequest) {
 		return
 	}
 	defer tx.Rollback()
+	tx.name, tx.writes = c.name, make([]context.Context, len(batch))
 	for i, req := range batch {
+		tx.writes[i] = req.ctx
 		if err := req.ctx.Err(); err != nil {
 			errs[i] = err
 			continue
 		}
-		errs[i] = savepoint(ctx, tx, req.write)
+		errs[i] = savepoint(writeContext{ctx, req.ctx}, tx, req.write)
 	}
 	if err := tx.Commit(); err != nil {
 		for i := range errs {

@@ -147,7 +147,7 @@ func TestDB_PublishBatch(t *testing.T) {
 			return err
 		}}
 	}
-	db.commitBatch(batch)
+	db.commitBatch(&committer{name: "test"}, batch)
 	for i, req := range batch {
 		results[i].err = <-req.done
 	}

@@ -16,13 +16,13 @@ var _ queue.Store = (*DB)(nil)
 
 // jobCols are the columns scanJob reads, in order, from jobs.
 const jobCols = `id, workspace_id, kind, ref_id, payload, status, attempts, max_attempts, run_at,
-	COALESCE(lease_owner, ''), lease_until, last_error, created_at, updated_at`
+	COALESCE(lease_owner, ''), lease_until, last_error, trace, created_at, updated_at`
 
 func scanJob(r interface{ Scan(...any) error }) (*queue.Job, error) {
 	var j queue.Job
 	return &j, r.Scan(&j.ID, &j.WorkspaceID, &j.Kind, &j.RefID, rawCol{&j.Payload}, &j.Status, &j.Attempts,
 		&j.MaxAttempts, timeCol{&j.RunAt}, &j.LeaseOwner, nullTimeCol{&j.LeaseUntil}, &j.LastError,
-		timeCol{&j.CreatedAt}, timeCol{&j.UpdatedAt})
+		&j.Trace, timeCol{&j.CreatedAt}, timeCol{&j.UpdatedAt})
 }
 
 // insertJob writes j inside tx, so that a record and the job that serves it
@@ -52,15 +52,16 @@ func insertJobOf(ctx context.Context, tx *Tx, j *queue.Job, deliveryID string) e
 	j.RunAt = j.RunAt.UTC()
 	j.Status, j.Attempts, j.LeaseOwner, j.LeaseUntil, j.LastError = queue.StatusQueued, 0, "", nil, ""
 	j.CreatedAt, j.UpdatedAt = tx.now, tx.now
+	j.Trace = tx.db.jobTrace(ctx, j.Trace)
 	var delivery any
 	if deliveryID != "" {
 		delivery = deliveryID
 	}
 	_, err := tx.exec(ctx, `INSERT INTO jobs (id, workspace_id, kind, ref_id, payload, status, attempts,
-		max_attempts, run_at, last_error, created_at, updated_at, delivery_id)
-		VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, '', ?, ?, ?)`,
+		max_attempts, run_at, last_error, created_at, updated_at, delivery_id, trace)
+		VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, '', ?, ?, ?, ?)`,
 		j.ID, j.WorkspaceID, j.Kind, j.RefID, nullRaw(j.Payload), j.Status, j.MaxAttempts,
-		formatTime(j.RunAt), formatTime(tx.now), formatTime(tx.now), delivery)
+		formatTime(j.RunAt), formatTime(tx.now), formatTime(tx.now), delivery, j.Trace)
 	return translate(err)
 }
 

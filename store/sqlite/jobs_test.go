@@ -45,7 +45,7 @@ func TestDB_JobOutcomeBatch(t *testing.T) {
 	for _, req := range batch {
 		req.done = make(chan error, 1)
 	}
-	db.commitBatch(batch)
+	db.commitBatch(&committer{name: "test"}, batch)
 	errs := make([]error, len(batch))
 	for i, req := range batch {
 		errs[i] = <-req.done

@@ -69,6 +69,8 @@ type DB struct {
 
 	// Now is the clock; it is read once per transaction.
 	Now canvas.Clock
+	// Observer, when set, watches write transactions (observe.go).
+	Observer Observer
 	// NewID returns new ids.
 	NewID func() string
 }
@@ -99,6 +101,8 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		Now:   func() time.Time { return time.Now().UTC() },
 		NewID: uuid.NewString,
 	}
+	db.publishCommits.name, db.runCommits.name = "publish", "runs"
+	db.jobCommits.name, db.workflowCommits.name = "jobs", "workflows"
 	if db.write, err = sql.Open("sqlite", dsn(false)); err != nil {
 		return nil, err
 	}
@@ -227,6 +231,11 @@ type Tx struct {
 	db    *DB
 	now   time.Time
 	stmts map[string]*sql.Stmt // the pool's prepared hot statements
+	// name, writes and begun describe a write transaction for the
+	// Observer (observe.go); writes is nil for a read.
+	name   string
+	writes []context.Context
+	begun  time.Time
 }
 
 // exec runs a statement in the transaction, prepared when it is hot.
@@ -261,7 +270,8 @@ func (db *DB) beginWrite(ctx context.Context) (*Tx, error) {
 	if err != nil {
 		return nil, translate(err)
 	}
-	return &Tx{Tx: tx, db: db, now: db.Now().UTC(), stmts: db.writeStmts}, nil
+	return &Tx{Tx: tx, db: db, now: db.Now().UTC(), stmts: db.writeStmts,
+		name: "write", writes: []context.Context{ctx}, begun: time.Now()}, nil
 }
 
 // beginRead starts a read-only transaction on the reader pool, so that a

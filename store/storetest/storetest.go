@@ -34,6 +34,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Run("IdempotencyOwner", func(t *testing.T) { testIdempotencyOwners(t, newStore) })
 	t.Run("Queue", func(t *testing.T) { testQueue(t, newStore) })
 	t.Run("QueueBacklog", func(t *testing.T) { testQueueBacklog(t, newStore) })
+	t.Run("QueueStats", func(t *testing.T) { testQueueStats(t, newStore) })
 	t.Run("Runs", func(t *testing.T) { testRuns(t, newStore) })
 	t.Run("TestCases", func(t *testing.T) { testTestCases(t, newStore) })
 	t.Run("Generations", func(t *testing.T) { testGenerations(t, newStore) })
