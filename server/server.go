@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -62,6 +63,9 @@ type Options struct {
 	// MaxBodyBytes bounds request bodies (413 beyond); zero means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// Watch tunes GET /environment/watch and the long-polled
+	// GET /environment/version.
+	Watch WatchOptions
 }
 
 // Server is the HTTP face of the service.
@@ -81,6 +85,8 @@ type Server struct {
 	maxBody      int64
 	mux          *http.ServeMux
 	schemas      *schemaSet
+	watch        *watchHub
+	heartbeat    time.Duration
 	// patterns lists every registered route, so that a test can check each
 	// one against the OpenAPI document.
 	patterns []string
@@ -136,6 +142,7 @@ func newServer(opts Options) (*Server, error) {
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
 	}
+	s.watch, s.heartbeat = newWatchHub(opts), cmp.Or(opts.Watch.Heartbeat, DefaultWatchHeartbeat)
 	schemas, err := loadSchemas()
 	if err != nil {
 		return nil, err
