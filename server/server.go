@@ -87,6 +87,7 @@ type Server struct {
 	schemas      *schemaSet
 	watch        *watchHub
 	heartbeat    time.Duration
+	watchStop    <-chan struct{}
 	// patterns lists every registered route, so that a test can check each
 	// one against the OpenAPI document.
 	patterns []string
@@ -143,6 +144,7 @@ func newServer(opts Options) (*Server, error) {
 		s.maxBody = DefaultMaxBodyBytes
 	}
 	s.watch, s.heartbeat = newWatchHub(opts), cmp.Or(opts.Watch.Heartbeat, DefaultWatchHeartbeat)
+	s.watchStop = opts.Watch.Stop
 	schemas, err := loadSchemas()
 	if err != nil {
 		return nil, err

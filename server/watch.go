@@ -29,6 +29,10 @@ type WatchOptions struct {
 	// Heartbeat is how often a watch stream sends a comment line when
 	// nothing else was sent; zero means DefaultWatchHeartbeat.
 	Heartbeat time.Duration
+	// Stop, when closed, ends every watch stream and answers every long
+	// poll (304) at once, so that a graceful shutdown does not wait for
+	// them: canvasd closes it from http.Server.RegisterOnShutdown.
+	Stop <-chan struct{}
 }
 
 // watchKey names one watched environment as one reader sees it: the

@@ -64,6 +64,9 @@ func (s *Server) handleEnvironmentVersion(w http.ResponseWriter, r *http.Request
 		case <-timer.C:
 			writeTagged(w, r, sv.JSON, sv.ETag)
 			return nil
+		case <-s.watchStop:
+			writeTagged(w, r, sv.JSON, sv.ETag)
+			return nil
 		case <-r.Context().Done():
 			return nil
 		}
@@ -207,6 +210,8 @@ func (s *Server) handleEnvironmentWatch(w http.ResponseWriter, r *http.Request) 
 	for {
 		select {
 		case <-r.Context().Done():
+			return nil
+		case <-s.watchStop:
 			return nil
 		case <-heartbeat.C:
 			if err := sw.write(": heartbeat\n\n"); err != nil {

@@ -93,8 +93,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		fmt.Fprintf(stdout, "admin API key: %s\n", token)
 	}
 
+	// Watch streams and long polls end when the shutdown starts, rather
+	// than hold it for shutdownTimeout.
+	watchStop := make(chan struct{})
 	handler, err := server.New(server.Options{Engine: eng, Auth: server.NewAuthenticator(eng.Store, authOpts...),
-		Logger: logger})
+		Logger: logger, Watch: server.WatchOptions{Stop: watchStop}})
 	if err != nil {
 		return err
 	}
@@ -120,6 +123,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	srv.RegisterOnShutdown(func() { close(watchStop) })
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	logger.Info("listening", slog.String("addr", addr), slog.String("baseUrl", cfg.BaseURL),
