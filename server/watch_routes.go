@@ -124,7 +124,7 @@ type goneEvent struct {
 // the environments whose state differs from it; without it, the current
 // state of every environment is sent first. A comment line is sent every
 // heartbeat. The caller needs the viewer role and access to the canvas,
-// checked when the stream opens.
+// checked when the stream opens and again before each change is sent.
 func (s *Server) handleEnvironmentWatch(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)
 	q.Enum("resourceType", true, env.ResourcePrompt)
@@ -218,6 +218,9 @@ func (s *Server) handleEnvironmentWatch(w http.ResponseWriter, r *http.Request) 
 				return nil
 			}
 		case <-signal:
+			if !s.stillAllowed(r, canvasID, names[0]) {
+				return nil
+			}
 			for i, name := range names {
 				st, known := s.watch.state(keys[i])
 				if !known || stateTag(st) == current[name] {
@@ -229,6 +232,24 @@ func (s *Server) handleEnvironmentWatch(w http.ResponseWriter, r *http.Request) 
 			}
 		}
 	}
+}
+
+// stillAllowed authenticates the stream's request again and checks that
+// its principal may still read the canvas, before a change is sent: a
+// revoked key or a lost project access ends the stream. Both reads are
+// served by the freshness-checked caches while nothing changed.
+func (s *Server) stillAllowed(r *http.Request, canvasID, envName string) bool {
+	p, err := s.auth.Authenticate(r)
+	if err != nil {
+		return false
+	}
+	ctx := canvas.NewContext(r.Context(), p)
+	_, err = s.environments.ActiveVersionServed(ctx, env.ActiveVersionParams{CanvasID: canvasID, EnvName: envName})
+	switch canvas.ErrorCode(err) {
+	case canvas.EUNAUTHORIZED, canvas.EFORBIDDEN:
+		return false
+	}
+	return true
 }
 
 // stateTag is a state's part of an event id: the ETag without its quotes,

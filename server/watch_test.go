@@ -233,3 +233,24 @@ func TestEnvironment_WatchErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvironment_WatchRevoked ends a stream whose key lost its access: the
+// next change is not sent.
+func TestEnvironment_WatchRevoked(t *testing.T) {
+	e := newTestEnv(t, fastWatch)
+	ec := mustEnvCanvas(t, e, 2)
+	ec.mustPublish(t, "production", 1)
+	token, key := canvas.NewAPIKey(e.Workspace.ID, canvas.RoleViewer, nil)
+	require.NoError(t, e.Store.CreateAPIKey(context.Background(), key))
+	ws := openWatch(t, ec, token, "", "production")
+	assert.Equal(t, ec.Versions[0].ID, ws.next(t).VersionID)
+
+	require.NoError(t, e.Store.RevokeAPIKey(context.Background(), key.ID))
+	ec.mustPublish(t, "production", 2)
+	select {
+	case ev, ok := <-ws.events:
+		assert.False(t, ok, "the stream ends instead of sending %+v", ev)
+	case <-time.After(10 * time.Second):
+		require.FailNow(t, "the stream did not end")
+	}
+}
