@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,6 +46,13 @@ func mustSourceData(t *testing.T) (dir string, c *canvas.Canvas, versions []*can
 		versions = append(versions, v)
 	}
 	require.NoError(t, eng.Canvases.DeleteVersion(ctx, versions[1].ID))
+	flow, err := eng.Canvases.CreateVersion(ctx, canvas.CreateVersionParams{PromptID: c.ID, Title: "Flow",
+		IsWorkflow: true, WorkflowSpec: json.RawMessage(`{"specVersion": "1", "nodes": [
+			{"id": "start", "name": "Topic", "actionId": "input", "config": {"variables": [{"name": "topic", "type": "text"}]}},
+			{"id": "result", "name": "Result", "actionId": "output"}],
+			"edges": [{"from": {"node": "start", "port": "out"}, "to": {"node": "result", "port": "in"}}]}`)})
+	require.NoError(t, err)
+	versions = append(versions, flow)
 	for _, e := range []string{"staging", "empty"} {
 		_, err = eng.Environments.CreateEnvironment(ctx, env.CreateEnvironmentParams{CanvasID: c.ID, Name: e})
 		require.NoError(t, err)
@@ -88,7 +96,8 @@ func TestExport_RoundTrip(t *testing.T) {
 	f := parsed[0]
 	assert.Equal(t, c.ID, f.ID)
 	assert.Equal(t, "support", f.Project)
-	require.Len(t, f.Versions, 2, "the deleted version is not exported")
+	require.Len(t, f.Versions, 3, "the deleted version is not exported")
+	assert.True(t, f.Versions[2].IsWorkflow)
 	assert.Equal(t, []promptfile.Environment{{Name: "production", VersionID: versions[2].ID},
 		{Name: "empty"}, {Name: "staging", VersionID: versions[0].ID}}, f.Environments)
 	for _, volatile := range []string{"createdAt", "updatedAt", "publishedAt", "createdBy"} {
@@ -121,6 +130,9 @@ func TestExport_RoundTrip(t *testing.T) {
 		ws, err := eng.Store.GetWorkspaceByName(ctx, canvas.DefaultWorkspaceName)
 		require.NoError(t, err)
 		actx := canvas.NewContext(ctx, &canvas.Principal{WorkspaceID: ws.ID, Role: canvas.RoleAdmin})
+		flow, err := eng.Canvases.GetVersion(actx, versions[3].ID)
+		require.NoError(t, err)
+		assert.NotEmpty(t, flow.Graph, "an imported workflow version has its compiled graph")
 		_, _, err = eng.Environments.Publish(actx, env.PublishVersionParams{CanvasID: c.ID, EnvName: "production",
 			VersionID: versions[0].ID})
 		require.NoError(t, err)
