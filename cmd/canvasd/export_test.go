@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/client"
 	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/internal/promptfile"
@@ -180,4 +182,32 @@ func TestExport_Usage(t *testing.T) {
 	assert.ErrorIs(t, err, errUsage)
 	err = run(context.Background(), []string{"export", "--data", t.TempDir(), "--out", t.TempDir()}, getenv(nil), &stdout, &stderr)
 	assert.ErrorContains(t, err, "no database")
+}
+
+// TestExport_ClientSnapshot serves prompts from an export to a client whose
+// server cannot be reached.
+func TestExport_ClientSnapshot(t *testing.T) {
+	src, c, versions := mustSourceData(t)
+	out := t.TempDir()
+	mustRun(t, nil, "export", "--data", src, "--out", out)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	down := "http://" + ln.Addr().String()
+	require.NoError(t, ln.Close()) // nothing listens there
+	cl, err := client.New(down, client.Options{MaxRetries: -1})
+	require.NoError(t, err)
+	prompts, err := cl.NewPrompts(client.PromptsOptions{SnapshotDir: out})
+	require.NoError(t, err)
+	defer prompts.Close()
+
+	for envName, want := range map[string]*canvas.Version{"production": versions[2], "staging": versions[0]} {
+		p, err := prompts.Get(context.Background(), c.ID, envName)
+		require.NoError(t, err)
+		assert.True(t, p.Stale)
+		assert.Equal(t, want.ID, p.Version.ID)
+		assert.Equal(t, want.Messages[0].Content, *p.Version.Content)
+	}
+	_, err = prompts.Get(context.Background(), c.ID, "empty")
+	assert.Error(t, err, "an environment that serves nothing is not served from the snapshot")
 }
