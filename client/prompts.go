@@ -246,6 +246,10 @@ func (p *Prompts) refresh(e *promptEntry) {
 		e.confirmed = true
 		p.set(e, &promptState{err: err})
 	case resp.status == http.StatusNotModified:
+		if cur == nil || cur.prompt == nil {
+			p.unreachable(e, cur, errors.New("client: 304 without a cached version"))
+			return
+		}
 		e.confirmed = true
 		if cur.prompt.Stale {
 			fresh := *cur.prompt
