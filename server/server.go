@@ -88,6 +88,7 @@ type Server struct {
 	watch        *watchHub
 	heartbeat    time.Duration
 	watchStop    <-chan struct{}
+	watchRecheck time.Duration
 	// patterns lists every registered route, so that a test can check each
 	// one against the OpenAPI document.
 	patterns []string
@@ -144,7 +145,7 @@ func newServer(opts Options) (*Server, error) {
 		s.maxBody = DefaultMaxBodyBytes
 	}
 	s.watch, s.heartbeat = newWatchHub(opts), cmp.Or(opts.Watch.Heartbeat, DefaultWatchHeartbeat)
-	s.watchStop = opts.Watch.Stop
+	s.watchStop, s.watchRecheck = opts.Watch.Stop, cmp.Or(opts.Watch.Recheck, DefaultWatchRecheck)
 	schemas, err := loadSchemas()
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 const (
 	DefaultWatchPollInterval = time.Second
 	DefaultWatchHeartbeat    = 15 * time.Second
+	DefaultWatchRecheck      = 5 * time.Second
 	// MaxLongPoll bounds the wait of a long-polled GET /environment/version.
 	MaxLongPoll = 60 * time.Second
 )
@@ -29,6 +30,12 @@ type WatchOptions struct {
 	// Heartbeat is how often a watch stream sends a comment line when
 	// nothing else was sent; zero means DefaultWatchHeartbeat.
 	Heartbeat time.Duration
+	// Recheck is how often, at most, a watch stream authenticates its
+	// request again and checks its access to the canvas (before sending a
+	// change, or at a heartbeat); zero means DefaultWatchRecheck. A revoked
+	// key or a lost access ends the stream within about this long, and
+	// 1,000 streams do not all re-authenticate at every publish.
+	Recheck time.Duration
 	// Stop, when closed, ends every watch stream and answers every long
 	// poll (304) at once, so that a graceful shutdown does not wait for
 	// them: canvasd closes it from http.Server.RegisterOnShutdown.

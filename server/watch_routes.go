@@ -124,7 +124,8 @@ type goneEvent struct {
 // the environments whose state differs from it; without it, the current
 // state of every environment is sent first. A comment line is sent every
 // heartbeat. The caller needs the viewer role and access to the canvas,
-// checked when the stream opens and again before each change is sent.
+// checked when the stream opens and again, at most every
+// WatchOptions.Recheck, before a change or a heartbeat is sent.
 func (s *Server) handleEnvironmentWatch(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)
 	q.Enum("resourceType", true, env.ResourcePrompt)
@@ -207,6 +208,14 @@ func (s *Server) handleEnvironmentWatch(w http.ResponseWriter, r *http.Request) 
 
 	heartbeat := time.NewTicker(s.heartbeat)
 	defer heartbeat.Stop()
+	checked := time.Now()
+	allowed := func() bool {
+		if time.Since(checked) < s.watchRecheck {
+			return true
+		}
+		checked = time.Now()
+		return s.stillAllowed(r, canvasID, names[0])
+	}
 	for {
 		select {
 		case <-r.Context().Done():
@@ -214,11 +223,14 @@ func (s *Server) handleEnvironmentWatch(w http.ResponseWriter, r *http.Request) 
 		case <-s.watchStop:
 			return nil
 		case <-heartbeat.C:
+			if !allowed() {
+				return nil
+			}
 			if err := sw.write(": heartbeat\n\n"); err != nil {
 				return nil
 			}
 		case <-signal:
-			if !s.stillAllowed(r, canvasID, names[0]) {
+			if !allowed() {
 				return nil
 			}
 			for i, name := range names {

@@ -19,7 +19,8 @@ import (
 
 // fastWatch makes the watch poll and beat often, so tests do not wait.
 func fastWatch(_ testing.TB, _ *sqlite.DB, o *server.Options) {
-	o.Watch = server.WatchOptions{PollInterval: 20 * time.Millisecond, Heartbeat: 50 * time.Millisecond}
+	o.Watch = server.WatchOptions{PollInterval: 20 * time.Millisecond, Heartbeat: 50 * time.Millisecond,
+		Recheck: time.Nanosecond}
 }
 
 // watchEvent is one event of a watch stream.
