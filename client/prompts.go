@@ -71,7 +71,8 @@ type Prompt struct {
 // a request and without allocating once a prompt is tracked. On network
 // failure the last good version is served, marked Stale; once the server
 // says a prompt is gone (404, or a gone event) it is never served again
-// until the server serves something there anew. Close stops the tracking.
+// until the server serves something there anew. Each tracked prompt has
+// its own goroutine and watch connection. Close stops the tracking.
 type Prompts struct {
 	c    *Client
 	opts PromptsOptions
