@@ -317,6 +317,13 @@ func (c *Client) ListApplications(ctx context.Context) ([]*webhook.Application, 
 	return out, c.get(ctx, "/applications", nil, &out)
 }
 
+// UpdateApplication changes the fields patch names (name, promptId,
+// environmentName, events); a null promptId clears it.
+func (c *Client) UpdateApplication(ctx context.Context, id string, patch map[string]any, opts ...CallOption) (*webhook.Application, error) {
+	var out webhook.Application
+	return &out, c.write(ctx, http.MethodPatch, "/applications/"+esc(id), patch, &out, opts)
+}
+
 // DeleteApplication deletes an application.
 func (c *Client) DeleteApplication(ctx context.Context, id string, opts ...CallOption) error {
 	return c.write(ctx, http.MethodDelete, "/applications/"+esc(id), nil, nil, opts)

@@ -8,7 +8,7 @@ import (
 	"net/url"
 )
 
-// The typed calls below answer the domain's own types where the server's
+// The typed calls (api_*.go) answer the domain's own types where the server's
 // JSON is theirs. Every error the server answers is a *canvas.Error; writes
 // take CallOptions (WithIdempotencyKey).
 
