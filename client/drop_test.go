@@ -6,6 +6,7 @@ import (
 	"net"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/promptcanvas/promptcanvas/client"
 	"github.com/stretchr/testify/require"
@@ -18,6 +19,8 @@ type cutter struct {
 	target string
 	mu     sync.Mutex
 	conns  []net.Conn
+	// hang makes new connections go nowhere: accepted, never answered.
+	hang bool
 }
 
 func newCutter(t *testing.T, target string) *cutter {
@@ -37,6 +40,15 @@ func (c *cutter) serve() {
 		in, err := c.ln.Accept()
 		if err != nil {
 			return
+		}
+		c.mu.Lock()
+		hang := c.hang
+		if hang {
+			c.conns = append(c.conns, in)
+		}
+		c.mu.Unlock()
+		if hang {
+			continue
 		}
 		out, err := net.Dial("tcp", c.target)
 		if err != nil {
@@ -79,4 +91,30 @@ func TestPrompts_DroppedWatch(t *testing.T) {
 		eventually(t, p, f.Canvas.ID, "production", servesVersion(f.Versions[i-1].ID, false),
 			"a publish made while the watch was down is seen")
 	}
+}
+
+func TestPrompts_ServerHangs(t *testing.T) {
+	ts := startServer(t)
+	admin := ts.Client(t)
+	f := mustFixture(t, admin, 2)
+	f.publish(t, admin, "production", 1)
+	proxy := newCutter(t, ts.addr)
+	c, err := client.New(proxy.URL(), client.Options{Token: ts.token, MaxRetries: -1})
+	require.NoError(t, err)
+	p := mustPrompts(t, c, client.PromptsOptions{RequestTimeout: 100 * time.Millisecond, WatchIdle: 300 * time.Millisecond})
+	_, err = p.Get(context.Background(), f.Canvas.ID, "production")
+	require.NoError(t, err)
+
+	proxy.mu.Lock()
+	proxy.hang = true
+	proxy.mu.Unlock()
+	proxy.cut()
+	eventually(t, p, f.Canvas.ID, "production", servesVersion(f.Versions[0].ID, true),
+		"a server that accepts connections but never answers makes the prompt stale")
+
+	proxy.mu.Lock()
+	proxy.hang = false
+	proxy.mu.Unlock()
+	f.publish(t, admin, "production", 2)
+	eventually(t, p, f.Canvas.ID, "production", servesVersion(f.Versions[1].ID, false), "fresh once it answers again")
 }

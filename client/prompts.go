@@ -25,6 +25,9 @@ const (
 	// DefaultWatchIdle is how long a watch may stay silent (no event and no
 	// heartbeat) before it is taken for dead and opened again.
 	DefaultWatchIdle = 45 * time.Second
+	// DefaultRequestTimeout bounds each fetch of a prompt (retries
+	// included).
+	DefaultRequestTimeout = 10 * time.Second
 )
 
 // PromptsOptions configures a Prompts.
@@ -41,6 +44,10 @@ type PromptsOptions struct {
 	// again; zero means DefaultWatchIdle. Keep it above the server's
 	// heartbeat interval.
 	WatchIdle time.Duration
+	// RequestTimeout bounds each fetch of a prompt, retries included, so
+	// that a server that accepts connections but does not answer makes the
+	// prompt stale rather than wait; zero means DefaultRequestTimeout.
+	RequestTimeout time.Duration
 	// DisableWatch keeps prompts fresh by conditional polling only.
 	DisableWatch bool
 	// OnUpdate, when set, is called after a prompt's state changed: with
@@ -115,6 +122,9 @@ func (c *Client) NewPrompts(opts PromptsOptions) (*Prompts, error) {
 	}
 	if opts.WatchIdle <= 0 {
 		opts.WatchIdle = DefaultWatchIdle
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = DefaultRequestTimeout
 	}
 	p := &Prompts{c: c, opts: opts, entries: make(map[promptKey]*promptEntry), snapshot: make(map[string]*promptfile.Canvas)}
 	if opts.SnapshotDir != "" {
@@ -231,7 +241,9 @@ func (p *Prompts) refresh(e *promptEntry) {
 	if cur != nil && cur.prompt != nil && cur.prompt.ETag != "" {
 		header = http.Header{"If-None-Match": {cur.prompt.ETag}}
 	}
-	resp, err := p.c.call(p.ctx, request{method: http.MethodGet, path: "/environment/version",
+	ctx, cancel := context.WithTimeout(p.ctx, p.opts.RequestTimeout)
+	defer cancel()
+	resp, err := p.c.call(ctx, request{method: http.MethodGet, path: "/environment/version",
 		query: envQuery(e.key.canvasID, e.key.envName), header: header})
 	if p.ctx.Err() != nil {
 		if cur == nil {
@@ -312,6 +324,10 @@ func (p *Prompts) watch(e *promptEntry) error {
 	if e.lastEventID != "" {
 		hr.Header.Set("Last-Event-ID", e.lastEventID)
 	}
+	// The idle timer runs from the request on: a server that accepts the
+	// connection but never answers is given up like a silent stream.
+	idle := time.AfterFunc(p.opts.WatchIdle, cancel)
+	defer idle.Stop()
 	resp, err := p.c.hc.Do(hr)
 	if err != nil {
 		return err
@@ -324,8 +340,8 @@ func (p *Prompts) watch(e *promptEntry) error {
 	// The stream is up: one conditional read confirms (or corrects) the
 	// cache, whatever the stream sends first.
 	p.refresh(e)
-	body := &idleReader{r: resp.Body, timer: time.AfterFunc(p.opts.WatchIdle, cancel), idle: p.opts.WatchIdle}
-	defer body.timer.Stop()
+	idle.Reset(p.opts.WatchIdle)
+	body := &idleReader{r: resp.Body, timer: idle, idle: p.opts.WatchIdle}
 	return readEvents(body, func(ev event) error {
 		if ev.id != "" {
 			e.lastEventID = ev.id
