@@ -1,9 +1,7 @@
 package env
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"slices"
 	"sync"
 
@@ -37,6 +35,9 @@ type Service struct {
 	// served caches what ActiveVersion reads; nil (no caching) unless both
 	// stores are one canvas.ChangeVersioner.
 	served *freshcache.Cache[servedKey, served]
+
+	// changes is signalled after every publish and environment deletion.
+	changes notifier
 }
 
 // servedKey identifies one ActiveVersion read: the canvas is read for the
@@ -55,10 +56,11 @@ type served struct {
 	json    *servedJSON
 }
 
-// servedJSON is a version's JSON, encoded at most once.
+// servedJSON is a version's JSON and its ETag, encoded at most once.
 type servedJSON struct {
 	once sync.Once
 	raw  []byte
+	etag string
 	err  error
 }
 
@@ -225,7 +227,11 @@ func (s *Service) DeleteEnvironment(ctx context.Context, id string) error {
 	if e.IsSystem {
 		return canvas.Errorf(canvas.ECONFLICT, "The %s environment cannot be deleted.", e.Name)
 	}
-	return s.store.DeleteEnvironment(ctx, p.WorkspaceID, id)
+	if err := s.store.DeleteEnvironment(ctx, p.WorkspaceID, id); err != nil {
+		return err
+	}
+	s.changes.notify()
+	return nil
 }
 
 // Publish makes a version of the canvas the active publication of the named
@@ -267,6 +273,9 @@ func (s *Service) Publish(ctx context.Context, params PublishVersionParams) (pub
 	}
 	if wrote && created && s.outboxNotify != nil {
 		s.outboxNotify()
+	}
+	if created {
+		s.changes.notify()
 	}
 	return pub, created, nil
 }
@@ -320,17 +329,11 @@ func (s *Service) ActiveVersionJSON(ctx context.Context, params ActiveVersionPar
 	if err != nil {
 		return nil, err
 	}
-	sv.json.once.Do(func() {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		sv.json.err = enc.Encode(sv.version)
-		sv.json.raw = buf.Bytes()
-	})
-	if sv.json.err != nil {
-		return nil, sv.json.err
+	raw, _, err := sv.encoded()
+	if err != nil {
+		return nil, err
 	}
-	return slices.Clone(sv.json.raw), nil
+	return slices.Clone(raw), nil
 }
 
 // activeServed authorizes the caller and returns the served read, from the

@@ -20,14 +20,14 @@ func (s *Server) registerCanvasRoutes() {
 	s.route("POST /prompt",
 		withBody(s, s.canvasService, "CreateCanvasRequest", http.StatusCreated, (*canvas.Service).CreateCanvas))
 	s.route("GET /prompt", s.handleListCanvases)
-	s.route("GET /prompt/{id}", withID(s.canvasService, "id", (*canvas.Service).GetCanvas))
+	s.route("GET /prompt/{id}", withIDTagged(s.canvasService, "id", (*canvas.Service).GetCanvas))
 	s.route("PATCH /prompt/{id}", s.handleUpdateCanvas)
 	s.route("DELETE /prompt/{id}", deleteID(s.canvasService, (*canvas.Service).DeleteCanvas))
 
 	s.route("POST /prompt-version",
 		withBody(s, s.canvasService, "CreateVersionRequest", http.StatusCreated, (*canvas.Service).CreateVersion))
 	s.route("GET /prompt-version", s.handleListVersions)
-	s.route("GET /prompt-version/{id}", withID(s.canvasService, "id", (*canvas.Service).GetVersion))
+	s.route("GET /prompt-version/{id}", withIDTagged(s.canvasService, "id", (*canvas.Service).GetVersion))
 	s.route("PATCH /prompt-version/{id}", s.handleUpdateVersion)
 	s.route("DELETE /prompt-version/{id}", deleteID(s.canvasService, (*canvas.Service).DeleteVersion))
 

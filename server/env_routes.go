@@ -15,6 +15,7 @@ func (s *Server) registerEnvironmentRoutes() {
 	s.route("POST /environment/publish", s.handlePublish)
 	s.route("GET /environment/versions", s.handleEnvironmentHistory)
 	s.route("GET /environment/version", s.handleEnvironmentVersion)
+	s.route("GET /environment/watch", s.handleEnvironmentWatch)
 }
 
 // createEnvironmentRequest is the body of POST /environment.
@@ -126,27 +127,6 @@ func (s *Server) handleEnvironmentHistory(w http.ResponseWriter, r *http.Request
 		Offset:      page.Offset,
 		ObjectLinks: objectLinks,
 	}))
-	return nil
-}
-
-// handleEnvironmentVersion serves the version an environment publishes, in
-// full. The env service encodes it as writeJSON would, once per cached read.
-func (s *Server) handleEnvironmentVersion(w http.ResponseWriter, r *http.Request) error {
-	q := newQuery(r)
-	canvasID, envName := environmentQuery(q)
-	if err := q.Err(); err != nil {
-		return err
-	}
-	raw, err := s.environments.ActiveVersionJSON(r.Context(), env.ActiveVersionParams{
-		CanvasID: canvasID,
-		EnvName:  envName,
-	})
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(raw)
 	return nil
 }
 

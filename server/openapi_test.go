@@ -156,7 +156,7 @@ func TestValidateExchange(t *testing.T) {
 	const id = "6f1c2a3e-7d5b-4c8a-9e0f-1a2b3c4d5e6f"
 	project := `{"id":"` + id + `","name":"p","workspaceId":"` + id + `","createdAt":"2026-01-02T03:04:05Z"}`
 	errBody := `{"code":"NOT_FOUND","message":"canvas not found","requestId":"r1"}`
-	jsonHeader := http.Header{"Content-Type": {"application/json"}}
+	jsonHeader := http.Header{"Content-Type": {"application/json"}, "Etag": {`"0123456789abcdef0123456789abcdef"`}}
 	canvasWith := func(fields string) string {
 		return `{"id":"` + id + `","title":"t","projectId":null,"inferencesPercentage":"0","layoutVersion":"v2",` +
 			`"workspaceId":"` + id + `","customTags":[],"allowedCredentials":null,"createdBy":"u","updatedBy":"u",` +

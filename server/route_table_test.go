@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -25,6 +26,9 @@ type routeRequest struct {
 	// gives it no schema that kin-openapi can check, so it is sent without
 	// the harness's document validation.
 	page bool
+	// stream marks an event stream, which does not end: a 200 is read as
+	// its status and headers, any other answer in full.
+	stream bool
 }
 
 // routeCase is one route of the server as the table tests send it: a
@@ -128,6 +132,9 @@ func routeCases(w *world) []routeCase {
 		}},
 		{"GET /environment/versions", viewer, true, 200, fixed("/environment/versions"+q+"&envName=production", nil)},
 		{"GET /environment/version", viewer, true, 200, fixed("/environment/version"+q+"&envName=production", nil)},
+		{"GET /environment/watch", viewer, true, 200, func(*testing.T) routeRequest {
+			return routeRequest{path: "/environment/watch" + q + "&envName=production", stream: true}
+		}},
 
 		{"POST /v2/chat/completions", editor, true, 200, fixed("/v2/chat/completions",
 			map[string]any{"canvas_id": w.Canvas, "variables": map[string]any{"name": "Ada"}})},
@@ -215,10 +222,12 @@ func requireEveryRoute(t *testing.T, cases []routeCase) {
 func (c routeCase) send(t *testing.T, e *testEnv, token string) *testResponse {
 	t.Helper()
 	r := c.request(t)
-	if !r.page {
+	if !r.page && !r.stream {
 		return e.Do(c.method(), r.path, token, r.body, r.headers...)
 	}
-	req, err := http.NewRequest(c.method(), e.URL+r.path, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, c.method(), e.URL+r.path, nil)
 	require.NoError(t, err)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -226,6 +235,9 @@ func (c routeCase) send(t *testing.T, e *testEnv, token string) *testResponse {
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
+	if r.stream && resp.StatusCode == http.StatusOK {
+		return &testResponse{Status: resp.StatusCode, Header: resp.Header}
+	}
 	body, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	return &testResponse{Status: resp.StatusCode, Header: resp.Header, Body: body}

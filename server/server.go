@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -88,6 +89,9 @@ type Options struct {
 	// TracerProvider makes a span of each request; nil takes the
 	// Engine's, and without one nothing is recorded.
 	TracerProvider trace.TracerProvider
+	// Watch tunes GET /environment/watch and the long-polled
+	// GET /environment/version.
+	Watch WatchOptions
 }
 
 // Server is the HTTP face of the service.
@@ -112,6 +116,10 @@ type Server struct {
 	limits       *limiter
 	mux          *http.ServeMux
 	schemas      *schemaSet
+	watch        *watchHub
+	heartbeat    time.Duration
+	watchStop    <-chan struct{}
+	watchRecheck time.Duration
 	// patterns lists every registered route, so that a test can check each
 	// one against the OpenAPI document.
 	patterns []string
@@ -187,6 +195,8 @@ func newServer(opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
+	s.watch, s.heartbeat = newWatchHub(opts), cmp.Or(opts.Watch.Heartbeat, DefaultWatchHeartbeat)
+	s.watchStop, s.watchRecheck = opts.Watch.Stop, cmp.Or(opts.Watch.Recheck, DefaultWatchRecheck)
 	schemas, err := loadSchemas()
 	if err != nil {
 		return nil, err

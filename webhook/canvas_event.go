@@ -67,7 +67,9 @@ func (n *Notifier) HandleCanvasEvent(ctx context.Context, j *queue.Job) error {
 	ev := Event{Type: ce.Type, Timestamp: ce.Timestamp, Data: ce.Data}
 	var ds []Outgoing
 	for _, a := range apps {
-		if !Takes(a, ev.Type) {
+		if !Takes(a, ev.Type) || a.CreatedAt.After(ev.Timestamp) {
+			// An application created after the event committed (its job
+			// waited in the queue meanwhile) did not subscribe to it.
 			continue
 		}
 		d := SubscriptionDelivery(a, ev)

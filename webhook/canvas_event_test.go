@@ -130,3 +130,30 @@ func TestNotifier_HandleCanvasEvent(t *testing.T) {
 		assert.Contains(t, string(got[0].Body), `"type":"publication.created"`)
 	})
 }
+
+// TestNotifier_HandleCanvasEvent_LaterSubscription checks that an event
+// goes to the subscriptions that existed when it committed: one created
+// while the event's job waits in the queue gets nothing.
+func TestNotifier_HandleCanvasEvent_LaterSubscription(t *testing.T) {
+	ctx := context.Background()
+	f := newNotifierFixture(t)
+	c, apps := canvasWithApps(t, f, webhook.Subscription{Enabled: true, URL: "https://a.example/hook"})
+	time.Sleep(2 * time.Millisecond) // the event comes strictly after the first application
+	j, err := f.notifier.CanvasEventJob(f.ws.ID, c.ID, "pub-1", webhook.EventPublicationCreated, map[string]string{"versionId": "v"})
+	require.NoError(t, err)
+	require.NoError(t, f.db.EnqueueJob(ctx, j))
+
+	time.Sleep(2 * time.Millisecond) // the next application is created strictly after the event
+	later := &webhook.Application{WorkspaceID: f.ws.ID, Name: "later", PromptID: &c.ID, EnvironmentName: "production",
+		Events: webhook.Subscription{Enabled: true, URL: "https://later.example/hook"}, CreatedBy: "alice"}
+	require.NoError(t, f.db.CreateApplication(ctx, later, webhook.NewSecret()))
+
+	claimed := f.claim(t, webhook.JobKindCanvasEvent)
+	require.Len(t, claimed, 1)
+	require.NoError(t, f.notifier.HandleCanvasEvent(ctx, claimed[0]))
+	jobs := f.claim(t, webhook.JobKind)
+	require.Len(t, jobs, 1, "only the subscription that existed when the event committed")
+	var d webhook.Delivery
+	require.NoError(t, json.Unmarshal(jobs[0].Payload, &d))
+	assert.Equal(t, apps[0].ID, d.ApplicationID)
+}

@@ -6,6 +6,8 @@
 //	canvasd keys create --workspace NAME --role ROLE [--project ID]... [--data DIR]
 //	canvasd keys list [--data DIR]
 //	canvasd keys revoke KEY_ID [--data DIR]
+//	canvasd export --out DIR [--workspace NAME] [--data DIR]
+//	canvasd import --in DIR [--workspace NAME] [--dry-run] [--data DIR]
 //
 // A flag wins over its environment variable. JWT authentication is
 // configured by CANVAS_JWT_SECRET (HS256) and CANVAS_JWKS_FILE (a JSON Web
@@ -30,6 +32,8 @@ const usage = `Usage:
   canvasd keys create --workspace NAME --role viewer|editor|admin [--project ID]... [--data DIR]
   canvasd keys list [--data DIR]
   canvasd keys revoke KEY_ID [--data DIR]
+  canvasd export --out DIR [--workspace NAME] [--data DIR]
+  canvasd import --in DIR [--workspace NAME] [--dry-run] [--data DIR]
 
 Environment (a flag wins over its variable):
   CANVAS_ADDR                    address to listen on (default 127.0.0.1:8080)
@@ -93,6 +97,10 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 		return serve(ctx, args, env, stdout, stderr)
 	case "keys":
 		return keys(ctx, args, env, stdout, stderr)
+	case "export":
+		return export(ctx, args, env, stdout, stderr)
+	case "import":
+		return importCmd(ctx, args, env, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil

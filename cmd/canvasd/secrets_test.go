@@ -55,7 +55,7 @@ func TestServe_NoSecretsInLogs(t *testing.T) {
 		"CANVAS_OPENAI_API_KEY":         openAIKey,
 		"CANVAS_ALLOW_PRIVATE_NETWORKS": "1",
 	}
-	d := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", dir}, vars)
+	d := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", dir, "--log-level", "debug"}, vars)
 	editor := strings.TrimSpace(strings.SplitN(mustRun(t, vars, "keys", "create", "--data", dir,
 		"--workspace", "default", "--role", "editor"), "\n", 2)[0])
 	secrets := map[string]string{"admin key": admin, "editor key": editor, "JWT secret": jwtSecret,

@@ -103,9 +103,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		fmt.Fprintf(stdout, "admin API key: %s\n", token)
 	}
 
+	// Watch streams and long polls end when the shutdown starts, rather
+	// than hold it for shutdownTimeout.
+	watchStop := make(chan struct{})
 	authOpts.Store, authOpts.Changes = eng.Store, eng.Changes
 	handler, err := server.New(server.Options{Engine: eng, Auth: server.NewAuthenticator(authOpts), Logger: logger,
-		Limits: cfg.Limits, PublicMetrics: cfg.MetricsPublic})
+		Limits: cfg.Limits, PublicMetrics: cfg.MetricsPublic, Watch: server.WatchOptions{Stop: watchStop}})
 	if err != nil {
 		return err
 	}
@@ -147,6 +150,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	srv.RegisterOnShutdown(func() { close(watchStop) })
 	served := make(chan error, 1)
 	guarded := cfg.guard(srv, ln)
 	go func() { served <- srv.Serve(guarded) }()

@@ -1,0 +1,20 @@
+// Package client is the Go client of a Prompt Canvas server, for programs
+// that call the HTTP API rather than embed the engine.
+//
+// New returns a Client whose typed methods cover the API (canvases,
+// versions, environments and publishing, completions, tasks, files, test
+// cases, workflow runs, applications and deliveries), answer the domain's
+// own types (canvas.Version, env.Publication, completion.Run, ...), and
+// return every error the server answers as a *canvas.Error with the
+// server's code, message and details. Idempotent requests, and writes sent
+// WithIdempotencyKey, are retried with exponential backoff on connection
+// errors and on 429, 502, 503 and 504, honouring Retry-After.
+//
+// Prompts serves the versions environments publish from a local cache kept
+// fresh by the server's environment watch (GET /environment/watch), with
+// conditional polling (If-None-Match) while the watch is down. A cached Get
+// costs no request and no allocation; when the server cannot be reached
+// the last good version is served marked Stale, and an offline snapshot
+// directory written by "canvasd export" can stand in before the server
+// ever answered. A prompt the server says is gone is never served.
+package client

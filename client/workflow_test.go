@@ -1,0 +1,79 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/client"
+	"github.com/promptcanvas/promptcanvas/workflow"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// reviewSpec is a workflow that waits for a review before its output.
+const reviewSpec = `{
+  "specVersion": "1",
+  "nodes": [
+    {"id": "start", "name": "Topic", "actionId": "input",
+     "config": {"variables": [{"name": "topic", "type": "text", "required": true}]}},
+    {"id": "review", "name": "Review", "actionId": "review", "config": {"instructions": "Approve."}},
+    {"id": "result", "name": "Result", "actionId": "output"}
+  ],
+  "edges": [
+    {"from": {"node": "start", "port": "out"}, "to": {"node": "review", "port": "in"}},
+    {"from": {"node": "review", "port": "approved"}, "to": {"node": "result", "port": "in"}}
+  ]
+}`
+
+func TestClient_WorkflowRuns(t *testing.T) {
+	ts := startServer(t)
+	c := ts.Client(t)
+	ctx := context.Background()
+	p, err := c.CreateProject(ctx, "flows")
+	require.NoError(t, err)
+	cv, err := c.CreateCanvas(ctx, canvas.CreateCanvasParams{Title: "Flow", ProjectID: &p.ID})
+	require.NoError(t, err)
+	v, err := c.CreateVersion(ctx, canvas.CreateVersionParams{PromptID: cv.ID, IsWorkflow: true,
+		WorkflowSpec: json.RawMessage(reviewSpec)})
+	require.NoError(t, err)
+	req := client.CompletionRequest{CanvasID: cv.ID, VersionID: v.ID, Variables: map[string]any{"topic": "tea"}}
+
+	start := func(t *testing.T) string {
+		t.Helper()
+		_, err := c.Complete(ctx, req)
+		var accepted *client.AcceptedError
+		require.ErrorAs(t, err, &accepted, "the run pauses for its review")
+		assert.Equal(t, workflow.StatusWaitingForReview, accepted.Accepted.Status)
+		return accepted.Accepted.ID
+	}
+
+	t.Run("Review", func(t *testing.T) {
+		id := start(t)
+		run, err := c.GetWorkflowRun(ctx, id)
+		require.NoError(t, err)
+		assert.Equal(t, workflow.StatusWaitingForReview, run.Status)
+		_, err = c.ReviewWorkflowRun(ctx, id, workflow.ReviewParams{Approved: true, Comment: "ok"})
+		require.NoError(t, err)
+		require.Eventually(t, func() bool {
+			run, err := c.GetWorkflowRun(ctx, id)
+			return err == nil && run.Status == workflow.StatusCompleted
+		}, waitFor, tick)
+	})
+
+	t.Run("Cancel", func(t *testing.T) {
+		id := start(t)
+		run, err := c.CancelWorkflowRun(ctx, id)
+		require.NoError(t, err)
+		assert.Equal(t, workflow.StatusCancelled, run.Status)
+		_, err = c.CancelWorkflowRun(ctx, id)
+		assert.Equal(t, canvas.ECONFLICT, errorCode(err), "a run that ended cannot be cancelled")
+	})
+
+	t.Run("ResumeNotWaiting", func(t *testing.T) {
+		id := start(t)
+		_, err := c.ResumeWorkflowRun(ctx, id, workflow.ResumeParams{Input: json.RawMessage(`{}`)})
+		assert.Equal(t, canvas.ECONFLICT, errorCode(err), "a run waiting for review needs no action")
+	})
+}
