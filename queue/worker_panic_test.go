@@ -1,50 +1,16 @@
 package queue_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/promptcanvas/promptcanvas/internal/logtest"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// logBuffer collects the JSON records of a slog logger; it is safe for the
-// worker's goroutines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// records returns the records logged so far with message msg.
-func (b *logBuffer) records(t *testing.T, msg string) []map[string]any {
-	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var got []map[string]any
-	lines := bufio.NewScanner(bytes.NewReader(b.buf.Bytes()))
-	lines.Buffer(nil, 1<<20)
-	for lines.Scan() {
-		var rec map[string]any
-		require.NoError(t, json.Unmarshal(lines.Bytes(), &rec))
-		if rec["msg"] == msg {
-			got = append(got, rec)
-		}
-	}
-	return got
-}
 
 // explode is a handler's helper that panics, so that the logged stack can
 // be checked to name the panic's site.
@@ -53,7 +19,7 @@ func explode() { panic("index out of range") }
 func TestWorker_Panic(t *testing.T) {
 	t.Parallel()
 	db := mustNewDB(t)
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	opts := fastOptions()
 	opts.Logger = slog.New(slog.NewJSONHandler(logs, nil))
 	w := queue.NewWorker(db, opts)
@@ -82,7 +48,7 @@ func TestWorker_Panic(t *testing.T) {
 	after := mustEnqueue(t, db, &queue.Job{Kind: "after"})
 	mustWaitJob(t, db, after.ID, hasStatus(queue.StatusSucceeded))
 
-	recs := logs.records(t, "queue: handler panicked")
+	recs := logs.Records(t, "queue: handler panicked")
 	require.Len(t, recs, 3, "one record per panic")
 	attempts := map[string][]float64{}
 	for _, rec := range recs {

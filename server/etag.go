@@ -61,15 +61,7 @@ func encodeJSON(v any) ([]byte, error) {
 // encoded, tagged with env.ETagOf, and answered 200 or 304.
 func withIDTagged[S, R any](svc func() (S, error), name string, op func(S, context.Context, string) (R, error)) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		service, err := svc()
-		if err != nil {
-			return err
-		}
-		id, err := pathUUID(r, name)
-		if err != nil {
-			return err
-		}
-		res, err := op(service, r.Context(), id)
+		res, err := callWithID(r, svc, name, op)
 		if err != nil {
 			return err
 		}

@@ -40,21 +40,29 @@ func withBody[S, P, R any](s *Server, svc func() (S, error), schema string, stat
 // 200 with op's result.
 func withID[S, R any](svc func() (S, error), name string, op func(S, context.Context, string) (R, error)) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		service, err := svc()
-		if err != nil {
-			return err
-		}
-		id, err := pathUUID(r, name)
-		if err != nil {
-			return err
-		}
-		res, err := op(service, r.Context(), id)
+		res, err := callWithID(r, svc, name, op)
 		if err != nil {
 			return err
 		}
 		writeJSON(w, http.StatusOK, res)
 		return nil
 	}
+}
+
+// callWithID reads the UUID path parameter name and returns what op
+// answers for it on the service svc returns.
+func callWithID[S, R any](r *http.Request, svc func() (S, error), name string,
+	op func(S, context.Context, string) (R, error)) (R, error) {
+	var zero R
+	service, err := svc()
+	if err != nil {
+		return zero, err
+	}
+	id, err := pathUUID(r, name)
+	if err != nil {
+		return zero, err
+	}
+	return op(service, r.Context(), id)
 }
 
 // withIDBody reads the UUID path parameter id and the body (validated
