@@ -23,16 +23,22 @@ func (d *daemon) postJSON(t *testing.T, path, token string, body any, headers ..
 	return d.sendJSON(t, http.MethodPost, path, token, body, headers...)
 }
 
-// sendJSON sends body with method to the daemon and returns the status and
-// the decoded answer.
+// sendJSON sends body (none when nil) with method and headers to the
+// daemon and returns the status and the decoded answer.
 func (d *daemon) sendJSON(t *testing.T, method, path, token string, body any, headers ...string) (int, map[string]any) {
 	t.Helper()
-	raw, err := json.Marshal(body)
-	require.NoError(t, err)
-	req, err := http.NewRequest(method, d.URL+path, bytes.NewReader(raw))
+	var rd io.Reader
+	if body != nil {
+		raw, err := json.Marshal(body)
+		require.NoError(t, err)
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, d.URL+path, rd)
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}

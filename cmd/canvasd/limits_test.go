@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -118,7 +117,7 @@ func TestServe_LargeUpload(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
 
-	got, meta := d.sendJSONHeaders(t, http.MethodGet, "/v3/files/"+up["id"].(string), key, "x-compatibility-date", "2025-01-01")
+	got, meta := d.sendJSON(t, http.MethodGet, "/v3/files/"+up["id"].(string), key, nil, "x-compatibility-date", "2025-01-01")
 	require.Equal(t, http.StatusOK, got)
 	assert.Equal(t, float64(size), meta["size"])
 	assert.Equal(t, "uploaded", meta["status"])
@@ -184,26 +183,6 @@ func TestServe_RateLimited(t *testing.T) {
 	secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
 	require.NoError(t, err)
 	assert.Positive(t, secs)
-}
-
-// sendJSONHeaders sends a request without a body and returns the status
-// and the decoded answer.
-func (d *daemon) sendJSONHeaders(t *testing.T, method, path, token string, headers ...string) (int, map[string]any) {
-	t.Helper()
-	req, err := http.NewRequest(method, d.URL+path, nil)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+token)
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	var out map[string]any
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &out), "body: %s", b)
-	return resp.StatusCode, out
 }
 
 // patterned is an endless reader of a repeating byte pattern.
