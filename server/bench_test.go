@@ -128,36 +128,48 @@ func BenchmarkEnvironmentVersion(b *testing.B) {
 	}
 	for _, hh := range handlers {
 		b.Run("Loopback/"+hh.name, func(b *testing.B) {
-			srv := httptest.NewServer(hh.h)
-			defer srv.Close()
-			client := srv.Client()
-			client.Transport.(*http.Transport).MaxIdleConnsPerHost = 64
-			url := srv.URL + s.path
-			b.ReportAllocs()
-			// Four clients per CPU keep both sides busy, so that the run
-			// measures throughput rather than one client's round trips.
-			b.SetParallelism(4)
-			b.ResetTimer()
-			defer reportCPU(b)()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					req, _ := http.NewRequest("GET", url, nil)
-					req.Header.Set("Authorization", "Bearer "+s.token)
-					resp, err := client.Do(req)
-					if err != nil {
-						b.Error(err)
-						return
-					}
-					n, _ := io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-					if resp.StatusCode != http.StatusOK || int(n) != len(s.body) {
-						b.Errorf("status %d, %d bytes", resp.StatusCode, n)
-						return
-					}
-				}
+			loopback(b, hh.h, s.path, s.token, nil, func(status int, n int64) bool {
+				return status == http.StatusOK && int(n) == len(s.body)
 			})
 		})
 	}
+}
+
+// loopback serves h on a loopback listener and sends it GET path with
+// token and headers from four clients per CPU (so that both sides stay
+// busy and the run measures throughput rather than one client's round
+// trips), reporting CPU time per request; ok checks each answer's status
+// and body size.
+func loopback(b *testing.B, h http.Handler, path, token string, headers map[string]string, ok func(status int, n int64) bool) {
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	client := srv.Client()
+	client.Transport.(*http.Transport).MaxIdleConnsPerHost = 64
+	url := srv.URL + path
+	b.ReportAllocs()
+	b.SetParallelism(4)
+	b.ResetTimer()
+	defer reportCPU(b)()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req, _ := http.NewRequest("GET", url, nil)
+			req.Header.Set("Authorization", "Bearer "+token)
+			for k, v := range headers {
+				req.Header.Set(k, v)
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			n, _ := io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if !ok(resp.StatusCode, n) {
+				b.Errorf("status %d, %d bytes", resp.StatusCode, n)
+				return
+			}
+		}
+	})
 }
 
 // reportCPU starts counting the process' CPU time (user and system, every

@@ -3,7 +3,6 @@ package server_test
 import (
 	"bufio"
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -56,33 +55,8 @@ func BenchmarkConditionalRead(b *testing.B) {
 	}
 	for _, hh := range handlers {
 		b.Run("Loopback/"+hh.name, func(b *testing.B) {
-			srv := httptest.NewServer(hh.h)
-			defer srv.Close()
-			client := srv.Client()
-			client.Transport.(*http.Transport).MaxIdleConnsPerHost = 64
-			url := srv.URL + s.path
-			b.ReportAllocs()
-			b.SetParallelism(4)
-			b.ResetTimer()
-			defer reportCPU(b)()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					req, _ := http.NewRequest("GET", url, nil)
-					req.Header.Set("Authorization", "Bearer "+s.token)
-					req.Header.Set("If-None-Match", etag)
-					resp, err := client.Do(req)
-					if err != nil {
-						b.Error(err)
-						return
-					}
-					_, _ = io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-					if resp.StatusCode != http.StatusNotModified {
-						b.Errorf("status %d", resp.StatusCode)
-						return
-					}
-				}
-			})
+			loopback(b, hh.h, s.path, s.token, map[string]string{"If-None-Match": etag},
+				func(status int, _ int64) bool { return status == http.StatusNotModified })
 		})
 	}
 }
