@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path"
 	"strconv"
+	"strings"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 )
@@ -55,6 +56,46 @@ func (s *Server) registerConsoleRoutes() {
 	s.publicRoute("GET /console/{file}", func(w http.ResponseWriter, r *http.Request) error {
 		return serveConsoleAsset(w, r, assets, r.PathValue("file"))
 	})
+	s.publicRoute("GET /{$}", serveRoot)
+}
+
+// serveRoot leads a browser from the server's root to the console: a
+// request that accepts HTML is redirected to /console. Any other client
+// (the API's, which the root offers nothing) gets NOT_FOUND as before.
+func serveRoot(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Vary", "Accept")
+	if !acceptsHTML(r.Header.Values("Accept")) {
+		return canvas.Errorf(canvas.ENOTFOUND, "No route for %s %s; the console is at /console.", r.Method, r.URL.Path)
+	}
+	w.Header().Set("Cache-Control", "no-cache")
+	http.Redirect(w, r, "/console", http.StatusSeeOther)
+	return nil
+}
+
+// acceptsHTML reports whether Accept header values name text/html with a
+// non-zero quality.
+func acceptsHTML(values []string) bool {
+	for _, v := range values {
+		for _, item := range strings.Split(v, ",") {
+			media, params, _ := strings.Cut(item, ";")
+			if !strings.EqualFold(strings.TrimSpace(media), "text/html") {
+				continue
+			}
+			q := 1.0
+			for _, p := range strings.Split(params, ";") {
+				k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
+				if ok && strings.EqualFold(k, "q") {
+					if f, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil {
+						q = f
+					}
+				}
+			}
+			if q > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // loadConsoleAssets reads every servable embedded file once. The files are

@@ -70,6 +70,14 @@ func page(path string) func(*testing.T) routeRequest {
 	return func(*testing.T) routeRequest { return routeRequest{path: path, page: true} }
 }
 
+// browserPage returns a request builder of a page as a browser asks for
+// it, accepting HTML; redirects are followed.
+func browserPage(path string) func(*testing.T) routeRequest {
+	return func(*testing.T) routeRequest {
+		return routeRequest{path: path, page: true, headers: []string{"Accept", "text/html,application/xhtml+xml,*/*;q=0.8"}}
+	}
+}
+
 // fresh returns a request builder whose path names a new target made by
 // make for every request.
 func fresh(format string, make func(*testing.T) string, body any, headers ...string) func(*testing.T) routeRequest {
@@ -90,6 +98,7 @@ func routeCases(w *world) []routeCase {
 		{"GET /openapi.json", "", false, 200, fixed("/openapi.json", nil)},
 		{"GET /console", "", false, 200, page("/console")},
 		{"GET /console/{file}", "", false, 200, page("/console/app.js")},
+		{"GET /{$}", "", false, 200, browserPage("/")},
 
 		{"POST /projects", admin, false, 201, fixed("/projects", map[string]any{"name": "p"})},
 		{"GET /projects", viewer, false, 200, fixed("/projects", nil)},
@@ -231,6 +240,9 @@ func (c routeCase) send(t *testing.T, e *testEnv, token string) *testResponse {
 	require.NoError(t, err)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(r.headers); i += 2 {
+		req.Header.Set(r.headers[i], r.headers[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)

@@ -29,9 +29,10 @@ export function signOut() {
 }
 
 // request sends one API call and returns the decoded JSON body (null when
-// there is none); it throws an ApiError for any status from 400 up.
-export async function request(method, path, body) {
-  const headers = { Authorization: `Bearer ${apiKey() || ""}` };
+// there is none); it throws an ApiError for any status from 400 up. extra
+// adds headers (x-compatibility-date, say).
+export async function request(method, path, body, extra) {
+  const headers = { ...extra, Authorization: `Bearer ${apiKey() || ""}` };
   const init = { method, headers, credentials: "omit", cache: "no-store" };
   if (body !== undefined) {
     headers["Content-Type"] = "application/json";

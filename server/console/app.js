@@ -5,7 +5,12 @@ import { apiKey, request, signIn, signOut, ApiError } from "./api.js";
 import { errorBox } from "./dom.js";
 import { applicationsView, newApplicationView } from "./applications.js";
 import { applicationView } from "./application.js";
-import { canvasesView, canvasView, environmentView } from "./canvases.js";
+import { canvasesView, canvasView } from "./canvases.js";
+import { compareView } from "./diff.js";
+import { newVersionView } from "./editor.js";
+import { environmentsView, environmentView } from "./environments.js";
+import { playgroundView } from "./playground.js";
+import { versionView } from "./versions.js";
 import { runView } from "./runs.js";
 
 // routes map a hash path to a view; a view is an async function that
@@ -16,7 +21,14 @@ const routes = [
   [/^\/applications\/([^/]+)(?:\/(settings|events|deliveries))?$/, (m) => applicationView(m[1], m[2] || "settings")],
   [/^\/canvases$/, () => canvasesView()],
   [/^\/canvases\/([^/]+)$/, (m) => canvasView(m[1])],
+  [/^\/canvases\/([^/]+)\/new-version$/, (m) => newVersionView(null, m[1])],
+  [/^\/canvases\/([^/]+)\/environments$/, (m) => environmentsView(m[1])],
   [/^\/canvases\/([^/]+)\/environments\/([^/]+)$/, (m) => environmentView(m[1], decodeURIComponent(m[2]))],
+  [/^\/canvases\/([^/]+)\/compare\/([^/]+)\/([^/]+)$/, (m) => compareView(m[1], m[2], m[3])],
+  [/^\/canvases\/([^/]+)\/playground(?:\/(version|environment)\/([^/]+))?$/, (m) => playgroundView(m[1], m[2], m[3] && decodeURIComponent(m[3]))],
+  [/^\/playground$/, () => playgroundView()],
+  [/^\/versions\/([^/]+)$/, (m) => versionView(m[1])],
+  [/^\/versions\/([^/]+)\/new$/, (m) => newVersionView(m[1])],
   [/^\/runs\/([^/]+)$/, (m) => runView(decodeURIComponent(m[1]))],
 ];
 
@@ -56,6 +68,26 @@ async function render() {
   }
   view.replaceChildren(node);
   view.removeAttribute("aria-busy");
+  markCurrent(path);
+  // The page's heading takes the focus, so that a keyboard or screen
+  // reader user starts on the new page rather than on the link left.
+  const heading = view.querySelector("h2");
+  if (heading && document.activeElement !== document.getElementById("api-key")) {
+    heading.tabIndex = -1;
+    heading.focus({ preventScroll: true });
+  }
+}
+
+// markCurrent marks the navigation link of the section shown.
+function markCurrent(path) {
+  for (const a of nav.querySelectorAll("a[href^='#/']")) {
+    const section = a.getAttribute("href").slice(1);
+    if (path === section || path.startsWith(`${section}/`)) {
+      a.setAttribute("aria-current", "page");
+    } else {
+      a.removeAttribute("aria-current");
+    }
+  }
 }
 
 document.getElementById("sign-in-form").addEventListener("submit", async (ev) => {

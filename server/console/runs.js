@@ -76,7 +76,7 @@ export async function runView(id) {
       h("dt", null, "Deadline"), h("dd", null, when(run.deadline)),
       run.startNodeId || run.endNodeId ? [h("dt", null, "Range"), h("dd", { className: "mono" }, `${run.startNodeId || "start"} → ${run.endNodeId || "end"}`)] : null,
       run.error ? [h("dt", null, "Error"), h("dd", { className: "error", "data-testid": "run-error" }, `${run.error.code}: ${run.error.message}`)] : null),
-    actionsPanel(run, reread),
+    actionsPanel(run, reread) || "",
     h("h3", null, "Output"),
     h("pre", { className: "body", id: "run-output", "data-testid": "run-output" }, run.output ? show(run.output.output) : "—"),
     h("h3", null, "Steps"),

@@ -1,0 +1,252 @@
+// environments.js shows a canvas' environments: each one's active version
+// and history, publishing a version, promoting (publishing to production),
+// rolling back (publishing an earlier version again), and creating and
+// deleting custom environments, whose names are checked as they are typed.
+
+import { request, query } from "./api.js";
+import { h, table, when, badge, errorBox } from "./dom.js";
+import { versionOptions } from "./canvases.js";
+
+const historyPageSize = 20;
+const maxNameLength = 64;
+// nameSpace is the whitespace the server trims around a name: ASCII only.
+const nameSpace = /^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g;
+const namePattern = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const reserved = ["production", "promoted", "latest", "draft"];
+
+// nameRule is the environment name rule as the operator reads it.
+export const nameRule = "Lowercase letters and digits, in segments joined by single hyphens (no hyphen first, last or twice in a row), " +
+  `at most ${maxNameLength} characters; not ${reserved.join(", ")}, and not a UUID.`;
+
+// customNameProblem checks the name of a new custom environment with the
+// server's rules (env.CheckCustomName): it returns why the name is refused,
+// or "" when it is valid.
+export function customNameProblem(raw) {
+  const n = raw.replace(nameSpace, "");
+  if (n === "") {
+    return "The name must not be empty.";
+  }
+  if (new TextEncoder().encode(n).length > maxNameLength) {
+    return `The name must be at most ${maxNameLength} characters.`;
+  }
+  if (!namePattern.test(n)) {
+    if (/[A-Z]/.test(n)) {
+      return "The name must be lowercase.";
+    }
+    if (/^-|-$/.test(n)) {
+      return "The name must not start or end with a hyphen.";
+    }
+    if (/--/.test(n)) {
+      return "The name must not have two hyphens in a row.";
+    }
+    return "The name may hold only lowercase letters, digits and single hyphens.";
+  }
+  if (reserved.includes(n)) {
+    return `The name ${n} is reserved.`;
+  }
+  if (n.length === 36 && uuidPattern.test(n)) {
+    return "The name must not be a UUID.";
+  }
+  return "";
+}
+
+// publish makes versionId the active publication of the canvas'
+// environment envName and returns the publication. Publishing the version
+// already active changes nothing; an earlier version published again is a
+// rollback.
+export function publish(canvasId, envName, versionId) {
+  return request("POST", "/environment/publish", { resourceType: "prompt", resourceId: canvasId, envName, versionId });
+}
+
+// historyPage reads one page of an environment's publication history.
+function historyPage(canvasId, envName, offset) {
+  return request("GET", `/environment/versions${query({
+    resourceType: "prompt", resourceId: canvasId, envName, limit: historyPageSize, offset,
+  })}`);
+}
+
+// historyTable lists publications, newest first; each one that is not
+// active has a Roll back button that publishes its version again and then
+// calls changed.
+function historyTable(testid, canvasId, envName, rows, changed, report) {
+  return table(testid, [
+    { label: "#", cell: (p) => String(p.versionIndex) },
+    { label: "Version", cell: (p) => h("a", { href: `#/versions/${p.versionId}` }, p.title) },
+    { label: "Published", cell: (p) => when(p.publishedAt) },
+    { label: "By", cell: (p) => h("span", { className: "mono" }, p.publishedBy) },
+    { label: "Unpublished", cell: (p) => when(p.unpublishedAt) },
+    { label: "Active", cell: (p) => (p.isActive ? badge("active", "on") : "") },
+    { label: "", cell: (p) => (p.isActive ? "" : h("button", {
+      type: "button", className: "rollback", "data-testid": `rollback-${envName}-${p.publicationId}`,
+      "aria-label": `Roll back ${envName} to ${p.title}`,
+      onclick: async (ev) => {
+        ev.currentTarget.disabled = true;
+        try {
+          await publish(canvasId, envName, p.versionId);
+          await changed(`Rolled ${envName} back to ${p.title}.`);
+        } catch (err) {
+          report(err);
+        }
+      },
+    }, "Roll back to this")) },
+  ], rows, "Nothing was published here yet.");
+}
+
+// environmentsView shows every environment of a canvas with its active
+// version, its latest publications and its controls, and the form that
+// creates a custom environment.
+export async function environmentsView(canvasId, notice) {
+  const enc = encodeURIComponent(canvasId);
+  const [c, versions, envs] = await Promise.all([
+    request("GET", `/prompt/${enc}`),
+    request("GET", `/prompt-version${query({ promptId: canvasId })}`),
+    request("GET", `/environment${query({ resourceType: "prompt", resourceId: canvasId })}`),
+  ]);
+  const list = versions || [];
+  const titles = new Map(list.map((v) => [v.id, v.title]));
+  const ordered = [...(envs || [])].sort((a, b) => (b.isSystem - a.isSystem) || a.name.localeCompare(b.name));
+  const histories = await Promise.all(ordered.map((e) => historyPage(canvasId, e.name, 0)));
+  const section = h("section", { "aria-labelledby": "environments-title", "data-testid": "environments" });
+  const status = h("div", { id: "environments-result", role: "status", "data-testid": "environments-result" });
+  const reload = async (text) => {
+    const next = await environmentsView(canvasId, text);
+    if (section.isConnected) {
+      section.replaceWith(next);
+    }
+  };
+  const report = (err) => status.replaceChildren(errorBox(err));
+  if (notice) {
+    status.replaceChildren(h("p", { className: "result", "data-state": "saved" }, notice));
+  }
+  section.append(
+    h("p", null, h("a", { href: `#/canvases/${canvasId}` }, `← ${c.title}`)),
+    h("h2", { id: "environments-title" }, `Environments of ${c.title}`),
+    status,
+    ...ordered.map((e, i) => environmentPanel(c, e, list, titles, (histories[i] && histories[i].data) || [],
+      (histories[i] && histories[i].meta && histories[i].meta.totalCount) || 0, reload, report)),
+    newEnvironmentForm(canvasId, reload));
+  return section;
+}
+
+// environmentPanel is one environment: active version, publish (promote
+// for production), delete for a custom one, and its latest publications.
+function environmentPanel(c, e, versions, titles, rows, total, reload, report) {
+  const id = `env-${e.name}`;
+  const select = h("select", { id: `${id}-version`, "data-testid": `${id}-version` }, versionOptions(versions, e.activeVersionId));
+  const isProd = e.name === "production";
+  const publishForm = h("form", { className: "actions", "data-testid": `${id}-publish-form` },
+    h("label", { for: `${id}-version` }, isProd ? "Promote version" : "Publish version"), select,
+    h("button", { type: "submit", className: "primary", "data-testid": `${id}-publish` }, isProd ? "Promote" : "Publish"));
+  publishForm.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    try {
+      const p = await publish(c.id, e.name, select.value);
+      await reload(`${isProd ? "Promoted" : "Published"} ${p.title} to ${e.name}.`);
+    } catch (err) {
+      report(err);
+    }
+  });
+  if (!versions.length) {
+    publishForm.replaceChildren(h("p", { className: "hint" }, "No versions to publish yet."));
+  }
+  return h("section", { className: "panel", "aria-labelledby": `${id}-title`, "data-testid": id },
+    h("h3", { id: `${id}-title` }, e.name, " ", badge(e.isSystem ? "system" : "custom")),
+    h("p", null, "Active version: ",
+      e.activeVersionId
+        ? h("a", { href: `#/versions/${e.activeVersionId}`, "data-testid": `${id}-active` }, titles.get(e.activeVersionId) || e.activeVersionId)
+        : h("span", { "data-testid": `${id}-active` }, "none")),
+    publishForm,
+    historyTable(`history-${e.name}`, c.id, e.name, rows, reload, report),
+    h("div", { className: "actions" },
+      h("a", { href: `#/canvases/${c.id}/environments/${encodeURIComponent(e.name)}`, "data-testid": `environment-link-${e.name}` },
+        total > rows.length ? `Full history (${total} publications)` : "History page"),
+      e.activeVersionId ? h("a", { href: `#/canvases/${c.id}/playground/environment/${encodeURIComponent(e.name)}` }, "Run in playground") : null,
+      e.isSystem ? null : deleteControl(e, reload, report)));
+}
+
+// deleteControl deletes a custom environment after a second, explicit
+// press (no dialog, so it works the same from the keyboard).
+function deleteControl(e, reload, report) {
+  const holder = h("span", { className: "actions" });
+  const ask = h("button", { type: "button", className: "danger", "data-testid": `env-${e.name}-delete`, onclick: () => {
+    const yes = h("button", { type: "button", className: "danger", "data-testid": `env-${e.name}-delete-confirm`, onclick: async () => {
+      try {
+        await request("DELETE", `/environment/${encodeURIComponent(e.id)}`);
+        await reload(`Deleted the environment ${e.name}.`);
+      } catch (err) {
+        report(err);
+      }
+    } }, `Delete ${e.name} and its history`);
+    const no = h("button", { type: "button", onclick: () => { holder.replaceChildren(ask); ask.focus(); } }, "Keep it");
+    holder.replaceChildren(yes, no);
+    yes.focus();
+  } }, "Delete environment");
+  holder.append(ask);
+  return holder;
+}
+
+// newEnvironmentForm creates a custom environment; the name is checked
+// as it is typed, with the rule shown beside it.
+function newEnvironmentForm(canvasId, reload) {
+  const input = h("input", { id: "new-env-name", type: "text", required: true, autocomplete: "off", spellcheck: "false",
+    "data-testid": "new-env-name", "aria-describedby": "new-env-rule new-env-error" });
+  const error = h("p", { className: "error", id: "new-env-error", "data-testid": "new-env-error", "aria-live": "polite" });
+  const out = h("div", { id: "new-env-result" });
+  const check = () => {
+    const problem = input.value === "" ? "" : customNameProblem(input.value);
+    error.textContent = problem;
+    input.setAttribute("aria-invalid", problem ? "true" : "false");
+    return problem;
+  };
+  input.addEventListener("input", check);
+  const form = h("form", { className: "fields", id: "new-env-form", "data-testid": "new-env-form" },
+    h("label", { for: "new-env-name" }, "Name"), input,
+    h("p", { className: "hint full", id: "new-env-rule" }, nameRule),
+    h("div", { className: "full" }, error),
+    h("div", { className: "full actions" },
+      h("button", { type: "submit", className: "primary", id: "create-env", "data-testid": "create-env" }, "Create environment")));
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    out.replaceChildren();
+    const problem = customNameProblem(input.value);
+    if (problem) {
+      error.textContent = problem;
+      input.setAttribute("aria-invalid", "true");
+      input.focus();
+      return;
+    }
+    try {
+      const e = await request("POST", "/environment", { resourceType: "prompt", resourceId: canvasId, name: input.value.replace(nameSpace, "") });
+      await reload(`Created the environment ${e.name}.`);
+    } catch (err) {
+      out.replaceChildren(errorBox(err));
+    }
+  });
+  return h("section", { className: "panel", "aria-labelledby": "new-env-title" },
+    h("h3", { id: "new-env-title" }, "New environment"), form, out);
+}
+
+// environmentView shows one environment's whole publication history,
+// newest first, a page at a time, with Roll back on earlier publications.
+export async function environmentView(canvasId, envName, offset = 0, notice) {
+  const page = await historyPage(canvasId, envName, offset);
+  const rows = (page && page.data) || [];
+  const total = (page && page.meta && page.meta.totalCount) || 0;
+  const section = h("section", { "aria-labelledby": "environment-title" });
+  const status = h("div", { role: "status", "data-testid": "environment-result" },
+    notice ? h("p", { className: "result", "data-state": "saved" }, notice) : null);
+  const go = async (o, text) => section.replaceWith(await environmentView(canvasId, envName, o, text));
+  section.append(
+    h("p", null, h("a", { href: `#/canvases/${canvasId}` }, "← Canvas"), " · ",
+      h("a", { href: `#/canvases/${canvasId}/environments` }, "All environments")),
+    h("h2", { id: "environment-title" }, `Environment ${envName}`),
+    status,
+    h("h3", null, "Publication history"),
+    historyTable("history-table", canvasId, envName, rows, (text) => go(0, text), (err) => status.replaceChildren(errorBox(err))),
+    h("div", { className: "pager" },
+      h("button", { type: "button", disabled: offset <= 0, onclick: () => go(Math.max(0, offset - historyPageSize)) }, "Previous"),
+      h("span", null, total === 0 ? "" : `${offset + 1}–${offset + rows.length} of ${total}`),
+      h("button", { type: "button", disabled: offset + rows.length >= total, onclick: () => go(offset + historyPageSize) }, "Next")));
+  return section;
+}

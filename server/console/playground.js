@@ -1,0 +1,407 @@
+// playground.js runs a canvas' version, or the version an environment
+// serves, with a form made from its variables, and shows the answer as it
+// streams in, then its usage and latency and a link to the run.
+
+import { request, query, apiKey, ApiError } from "./api.js";
+import { h, errorBox } from "./dom.js";
+
+// compatibilityDate is the x-compatibility-date the file calls send.
+const compatibilityDate = "2025-01-01";
+
+// playgroundView is the playground. Without canvasId it asks for a canvas;
+// kind ("version" or "environment") and target preselect what runs.
+export async function playgroundView(canvasId, kind, target) {
+  if (!canvasId) {
+    return canvasPicker();
+  }
+  const enc = encodeURIComponent(canvasId);
+  const [c, versions, envs] = await Promise.all([
+    request("GET", `/prompt/${enc}`),
+    request("GET", `/prompt-version${query({ promptId: canvasId })}`),
+    request("GET", `/environment${query({ resourceType: "prompt", resourceId: canvasId })}`),
+  ]);
+  const list = versions || [];
+  const served = (envs || []).filter((e) => e.activeVersionId);
+  const options = [
+    ...served.map((e) => ({ value: `environment:${e.name}`, label: `Environment ${e.name}`, versionId: e.activeVersionId })),
+    ...[...list].reverse().map((v) => ({ value: `version:${v.id}`, label: `Version #${v.versionIndex || "?"} ${v.title}`, versionId: v.id })),
+  ];
+  let selected = kind && target ? `${kind}:${target}` : "";
+  if (!options.some((o) => o.value === selected)) {
+    selected = options.length ? options[0].value : "";
+  }
+  const section = h("section", { "aria-labelledby": "playground-title", "data-testid": "playground" },
+    h("p", null, h("a", { href: `#/canvases/${c.id}` }, `← ${c.title}`)),
+    h("h2", { id: "playground-title" }, `Playground: ${c.title}`));
+  if (!options.length) {
+    section.append(h("p", { className: "hint", "data-testid": "playground-empty" }, "This canvas has no version to run yet."));
+    return section;
+  }
+  const targetSelect = h("select", { id: "playground-target", "data-testid": "playground-target" },
+    options.map((o) => h("option", { value: o.value, selected: o.value === selected }, o.label)));
+  targetSelect.addEventListener("change", () => {
+    const [k, ...rest] = targetSelect.value.split(":");
+    location.hash = `#/canvases/${c.id}/playground/${k}/${encodeURIComponent(rest.join(":"))}`;
+  });
+  const [selKind, ...selRest] = selected.split(":");
+  const selTarget = selRest.join(":");
+  const version = selKind === "environment"
+    ? await request("GET", `/environment/version${query({ resourceType: "prompt", resourceId: c.id, envName: selTarget })}`)
+    : await request("GET", `/prompt-version/${encodeURIComponent(selTarget)}`);
+  section.append(
+    h("div", { className: "actions" }, h("label", { for: "playground-target" }, "Run"), targetSelect,
+      h("a", { href: `#/versions/${version.id}`, "data-testid": "playground-version-link" }, `${version.title} (model ${(version.configuration && version.configuration.model) || "default"})`)),
+    runForm(c, selKind, selTarget, version));
+  return section;
+}
+
+// canvasPicker lists the canvases to open in the playground.
+async function canvasPicker() {
+  const canvases = (await request("GET", "/prompt")) || [];
+  const select = h("select", { id: "playground-canvas", "data-testid": "playground-canvas" },
+    canvases.map((c) => h("option", { value: c.id }, c.title)));
+  const form = h("form", { className: "actions" },
+    h("label", { for: "playground-canvas" }, "Canvas"), select,
+    h("button", { type: "submit", className: "primary", "data-testid": "playground-open" }, "Open"));
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    location.hash = `#/canvases/${select.value}/playground`;
+  });
+  return h("section", { "aria-labelledby": "playground-title" },
+    h("h2", { id: "playground-title" }, "Playground"),
+    canvases.length ? form : h("p", { className: "hint" }, "No canvases yet."));
+}
+
+// runForm is the variables form, the Run and Stop buttons, and the output.
+function runForm(c, kind, target, version) {
+  const vars = version.variables || [];
+  const fields = vars.map(variableField);
+  const extra = h("textarea", { id: "playground-message", rows: "2", "data-testid": "playground-message" });
+  const stream = h("input", { type: "checkbox", id: "playground-stream", checked: true, "data-testid": "playground-stream" });
+  const run = h("button", { type: "submit", className: "primary", id: "playground-run", "data-testid": "playground-run" }, "Run");
+  const stop = h("button", { type: "button", id: "playground-stop", "data-testid": "playground-stop", disabled: true }, "Stop");
+  const status = h("p", { className: "result", id: "playground-status", "data-testid": "playground-status", role: "status" });
+  const output = h("pre", { className: "output", id: "playground-output", "data-testid": "playground-output", "aria-live": "polite", "aria-busy": "false" });
+  const stats = h("dl", { className: "fields stats", id: "playground-stats", "data-testid": "playground-stats", hidden: true });
+  const error = h("div", { id: "playground-error", "data-testid": "playground-error" });
+  let controller = null;
+
+  const form = h("form", { id: "playground-form", "data-testid": "playground-form", novalidate: true },
+    h("h3", null, "Variables"),
+    fields.length ? h("div", { className: "fields" }, fields.map((f) => f.nodes)) : h("p", { className: "hint" }, "This version declares no variables."),
+    h("div", { className: "fields" },
+      h("label", { for: "playground-message" }, "Extra user message (optional)"), extra,
+      h("label", { for: "playground-stream" }, "Stream the answer"), stream),
+    h("div", { className: "actions" }, run, stop));
+
+  stop.addEventListener("click", () => controller && controller.abort());
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    error.replaceChildren();
+    const problems = [];
+    const values = {};
+    for (const f of fields) {
+      const p = f.check();
+      if (p) {
+        problems.push(p);
+      }
+    }
+    if (problems.length) {
+      error.replaceChildren(errorBox(new Error(`Not run: ${problems.join(" ")}`)));
+      form.querySelector("[aria-invalid='true']").focus();
+      return;
+    }
+    run.disabled = true;
+    stop.disabled = false;
+    controller = new AbortController();
+    output.textContent = "";
+    output.dataset.state = "running";
+    stats.hidden = true;
+    setStatus(status, "running", "Running…");
+    const started = performance.now();
+    try {
+      for (const f of fields) {
+        const v = await f.value(setStatus.bind(null, status, "running"));
+        if (v !== undefined) {
+          values[f.name] = v;
+        }
+      }
+      const body = { canvas_id: c.id, variables: values, stream: stream.checked };
+      if (kind === "environment") {
+        body.environment_name = target;
+      } else {
+        body.version_id = target;
+      }
+      if (extra.value.trim()) {
+        body.messages = [{ content: extra.value }];
+      }
+      setStatus(status, "running", "Running…");
+      const res = await complete(body, controller.signal, (text) => {
+        output.textContent += text;
+      });
+      const total = performance.now() - started;
+      output.dataset.state = "done";
+      if (res.paused) {
+        setStatus(status, "paused", `The workflow run is ${res.paused.status}; it waits for an answer.`);
+        stats.hidden = false;
+        stats.replaceChildren(h("dt", null, "Run"), h("dd", null, runLink(res.paused.id)));
+        return;
+      }
+      setStatus(status, "done", "Done.");
+      await showStats(stats, res, total);
+    } catch (err) {
+      output.dataset.state = "failed";
+      if (err.name === "AbortError") {
+        setStatus(status, "stopped", "Stopped.");
+      } else {
+        setStatus(status, "failed", "Failed.");
+        error.replaceChildren(runError(err));
+      }
+    } finally {
+      run.disabled = false;
+      stop.disabled = true;
+      controller = null;
+    }
+  });
+  return h("div", null, form, error, status,
+    h("h3", null, "Answer"), output, stats);
+}
+
+function setStatus(el, state, text) {
+  el.dataset.state = state;
+  el.textContent = text;
+}
+
+// runLink links to a run's page.
+function runLink(id) {
+  return h("a", { href: `#/runs/${encodeURIComponent(id)}`, id: "playground-run-link", "data-testid": "playground-run-link" }, id);
+}
+
+// runError shows a failed run with the server's details.
+function runError(err) {
+  return h("div", { className: "error", role: "alert", "data-testid": "error" },
+    h("p", null, err.message),
+    err.details && err.details.length
+      ? h("ul", null, err.details.map((d) => h("li", null, h("span", { className: "mono" }, d.path), `: ${d.message}`)))
+      : null);
+}
+
+// showStats reads the finished run for its usage and the server's latency,
+// and shows them with the time measured here.
+async function showStats(stats, res, total) {
+  let run = null;
+  if (res.id) {
+    try {
+      run = await request("GET", `/v2/chat/completions/${encodeURIComponent(res.id)}`);
+    } catch {
+      run = null; // the answer stands without the record
+    }
+  }
+  const usage = (run && run.usage) || res.usage || {};
+  const ms = (x) => `${Math.round(x)} ms`;
+  stats.replaceChildren(
+    h("dt", null, "Input tokens"), h("dd", { "data-testid": "stat-input-tokens" }, String(usage.inputTokens ?? "—")),
+    h("dt", null, "Output tokens"), h("dd", { "data-testid": "stat-output-tokens" }, String(usage.outputTokens ?? "—")),
+    h("dt", null, "Latency (server)"), h("dd", { "data-testid": "stat-latency" }, run ? ms(run.latencyMs) : "—"),
+    res.firstMs !== undefined ? [h("dt", null, "First token after"), h("dd", { "data-testid": "stat-first" }, ms(res.firstMs))] : null,
+    h("dt", null, "Total (here)"), h("dd", { "data-testid": "stat-total" }, ms(total)),
+    h("dt", null, "Model"), h("dd", null, (run && run.model) || res.model || "—"),
+    res.id ? [h("dt", null, "Run"), h("dd", null, runLink(res.id))] : null);
+  stats.hidden = false;
+}
+
+// complete sends a completion and calls onText with each piece of the
+// answer as it arrives. A streamed answer is read from the response body
+// as server-sent events (fetch, not EventSource: the request is a POST
+// with an Authorization header). It returns {id, usage?, model?, firstMs?}
+// or {paused: {id, status}} for a workflow run waiting for an answer.
+async function complete(body, signal, onText) {
+  const t0 = performance.now();
+  const resp = await fetch("/v2/chat/completions", {
+    method: "POST", signal, credentials: "omit", cache: "no-store",
+    headers: { Authorization: `Bearer ${apiKey() || ""}`, "Content-Type": "application/json", Accept: "text/event-stream, application/json" },
+    body: JSON.stringify(body),
+  });
+  const type = resp.headers.get("Content-Type") || "";
+  if (!type.startsWith("text/event-stream")) {
+    const text = await resp.text();
+    let data = null;
+    try {
+      data = text ? JSON.parse(text) : null;
+    } catch {
+      data = { message: text };
+    }
+    if (!resp.ok) {
+      throw new ApiError(resp.status, data);
+    }
+    if (resp.status === 202) {
+      return { paused: { id: data.executionId || data.id, status: data.status } };
+    }
+    const choice = (data.choices || [])[0];
+    onText((choice && choice.message && choice.message.content && choice.message.content.text) || "");
+    return { id: data.id, usage: data.usage, model: data.model };
+  }
+  const reader = resp.body.getReader();
+  const decoder = new TextDecoder();
+  let buf = "";
+  let id = "";
+  let firstMs;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) {
+      throw new Error("The stream ended before the answer was complete.");
+    }
+    buf += decoder.decode(value, { stream: true }).replace(/\r\n?/g, "\n");
+    let cut;
+    while ((cut = buf.indexOf("\n\n")) >= 0) {
+      const ev = parseEvent(buf.slice(0, cut));
+      buf = buf.slice(cut + 2);
+      if (ev.data === "[DONE]") {
+        reader.cancel().catch(() => {});
+        return { id, firstMs };
+      }
+      if (ev.name === "error") {
+        const errBody = JSON.parse(ev.data);
+        throw new ApiError(502, errBody);
+      }
+      if (!ev.data) {
+        continue;
+      }
+      const chunk = JSON.parse(ev.data);
+      id = chunk.id || id;
+      const delta = chunk.choices && chunk.choices[0] && chunk.choices[0].delta;
+      const text = (delta && delta.content && delta.content.text) || "";
+      if (text) {
+        if (firstMs === undefined) {
+          firstMs = performance.now() - t0;
+        }
+        onText(text);
+      }
+    }
+  }
+}
+
+// parseEvent reads one server-sent event: its name and its data lines
+// joined by "\n".
+function parseEvent(block) {
+  let name = "";
+  const data = [];
+  for (const line of block.split("\n")) {
+    if (line.startsWith(":")) {
+      continue;
+    }
+    const i = line.indexOf(":");
+    const field = i < 0 ? line : line.slice(0, i);
+    const value = i < 0 ? "" : line.slice(i + 1).replace(/^ /, "");
+    if (field === "event") {
+      name = value;
+    } else if (field === "data") {
+      data.push(value);
+    }
+  }
+  return { name, data: data.join("\n") };
+}
+
+// variableField builds the input of one variable by its type. check
+// returns the problem with the value on screen, or ""; value returns what
+// the completion is sent (undefined when the field is left empty),
+// uploading files first.
+function variableField(v, i) {
+  const id = `var-${i}`;
+  const label = h("label", { for: id }, h("span", { className: "mono" }, v.name), v.required ? " (required)" : "", h("span", { className: "hint" }, ` ${v.type}`));
+  const hint = v.description ? h("p", { className: "hint", id: `${id}-hint` }, v.description) : null;
+  const err = h("p", { className: "error", id: `${id}-error`, "data-testid": `var-error-${v.name}`, "aria-live": "polite" });
+  const describedBy = [v.description ? `${id}-hint` : "", `${id}-error`].filter(Boolean).join(" ");
+  let input;
+  let read;
+  switch (v.type) {
+    case "number":
+      input = h("input", { id, type: "number", step: "any", "aria-describedby": describedBy });
+      read = () => (input.value === "" ? undefined : Number(input.value));
+      break;
+    case "boolean":
+      input = h("input", { id, type: "checkbox", "aria-describedby": describedBy });
+      read = () => input.checked;
+      break;
+    case "json":
+      input = h("textarea", { id, rows: "3", className: "code", spellcheck: "false", "aria-describedby": describedBy, placeholder: '{"key": "value"}' });
+      read = () => (input.value.trim() === "" ? undefined : JSON.parse(input.value));
+      break;
+    case "file":
+      input = h("input", { id, type: "file", multiple: true, "aria-describedby": describedBy });
+      read = undefined;
+      break;
+    default:
+      input = h("textarea", { id, rows: "2", "aria-describedby": describedBy });
+      read = () => (input.value === "" ? undefined : input.value);
+  }
+  input.setAttribute("data-testid", `var-input-${v.name}`);
+  input.setAttribute("name", v.name);
+  const check = () => {
+    let problem = "";
+    if (v.type === "json" && input.value.trim() !== "") {
+      try {
+        JSON.parse(input.value);
+      } catch (e) {
+        problem = `${v.name} is not valid JSON: ${e.message}.`;
+      }
+    } else if (v.type === "number" && input.value === "" && input.validity && input.validity.badInput) {
+      problem = `${v.name} must be a number.`;
+    }
+    if (!problem && v.required && v.type !== "boolean") {
+      const empty = v.type === "file" ? input.files.length === 0 : input.value.trim() === "";
+      if (empty) {
+        problem = `${v.name} is required.`;
+      }
+    }
+    err.textContent = problem;
+    input.setAttribute("aria-invalid", problem ? "true" : "false");
+    return problem;
+  };
+  input.addEventListener(v.type === "file" || v.type === "boolean" ? "change" : "input", () => {
+    if (input.getAttribute("aria-invalid") === "true") {
+      check();
+    }
+  });
+  const value = async (progress) => {
+    if (v.type !== "file") {
+      return read();
+    }
+    const files = [...input.files];
+    if (!files.length) {
+      return undefined;
+    }
+    const refs = [];
+    for (const f of files) {
+      progress(`Uploading ${f.name}…`);
+      refs.push({ file_url: `vault://${await upload(f)}` });
+    }
+    return refs.length === 1 ? refs[0] : refs;
+  };
+  return { name: v.name, check, value, nodes: [label, h("div", null, input, hint, err)] };
+}
+
+// upload sends a file in the two steps of the files API: POST /v3/files
+// for an id and an upload URL, then PUT of the bytes there. The URL is
+// used by its path and query on this origin: the console is served by the
+// same server, and its Content-Security-Policy allows no other origin
+// (the server's base URL may name another host, a proxy's say).
+async function upload(file) {
+  const created = await request("POST", "/v3/files", { fileName: file.name }, { "x-compatibility-date": compatibilityDate });
+  const url = new URL(created.uploadUrl, location.href);
+  const resp = await fetch(url.pathname + url.search, {
+    method: "PUT", credentials: "omit", cache: "no-store",
+    headers: { "Content-Type": file.type || "application/octet-stream" },
+    body: file,
+  });
+  if (!resp.ok) {
+    let data = null;
+    try {
+      data = await resp.json();
+    } catch {
+      data = null;
+    }
+    throw new ApiError(resp.status, data);
+  }
+  return created.id;
+}

@@ -1,0 +1,136 @@
+// versions.js is a version's page: its messages, variables and
+// configuration, with what can be done from it (a new version from it,
+// compare, publish, promote, run in the playground).
+
+import { request, query } from "./api.js";
+import { h, table, when, badge, errorBox } from "./dom.js";
+import { versionState, versionOptions } from "./canvases.js";
+import { publish } from "./environments.js";
+
+// knownConfigKeys are the configuration keys the console shows as fields;
+// any other key is shown, and kept, as JSON.
+export const knownConfigKeys = ["model", "type", "temperature", "maxTokens", "topP", "structuredOutput"];
+
+// versionView shows one version.
+export async function versionView(id) {
+  const v = await request("GET", `/prompt-version/${encodeURIComponent(id)}`);
+  const [c, versions, envs] = await Promise.all([
+    request("GET", `/prompt/${encodeURIComponent(v.promptId)}`),
+    request("GET", `/prompt-version${query({ promptId: v.promptId })}`),
+    request("GET", `/environment${query({ resourceType: "prompt", resourceId: v.promptId })}`),
+  ]);
+  const others = (versions || []).filter((o) => o.id !== v.id);
+  const out = h("div", { id: "version-action-result", "data-testid": "version-action-result", role: "status" });
+  return h("section", { "aria-labelledby": "version-title", "data-testid": "version" },
+    h("p", null, h("a", { href: `#/canvases/${v.promptId}`, "data-testid": "version-canvas-link" }, `← ${c.title || "Canvas"}`)),
+    h("h2", { id: "version-title", "data-testid": "version-title" }, v.title),
+    h("dl", { className: "fields" },
+      h("dt", null, "Position"), h("dd", { "data-testid": "version-index" }, v.versionIndex ? `#${v.versionIndex}` : "—"),
+      h("dt", null, "State"), h("dd", { "data-testid": "version-state" }, v.promoted || v.draft || v.isWorkflow ? versionState(v) : "—"),
+      h("dt", null, "Created"), h("dd", null, `${when(v.createdAt)} by `, h("span", { className: "mono" }, v.createdBy)),
+      h("dt", null, "Updated"), h("dd", null, `${when(v.updatedAt)} by `, h("span", { className: "mono" }, v.updatedBy)),
+      v.originVersionId ? [h("dt", null, "From"), h("dd", null, h("a", { href: `#/versions/${v.originVersionId}`, "data-testid": "version-origin" },
+        (others.find((o) => o.id === v.originVersionId) || {}).title || v.originVersionId))] : null,
+      h("dt", null, "Id"), h("dd", { className: "mono" }, v.id)),
+    h("div", { className: "actions" },
+      h("a", { className: "button primary", href: `#/versions/${v.id}/new`, id: "new-from-version", "data-testid": "new-from-version" }, "New version from this one"),
+      h("a", { className: "button", href: `#/canvases/${v.promptId}/playground/version/${v.id}`, id: "version-playground", "data-testid": "version-playground" }, "Run in playground"),
+      v.originVersionId ? h("a", { className: "button", href: `#/canvases/${v.promptId}/compare/${v.originVersionId}/${v.id}`, "data-testid": "compare-origin" }, "Compare with its origin") : null),
+    actionsForm(v, others, envs || [], out),
+    out,
+    h("h3", null, "Messages"),
+    messagesList(v.messages || []),
+    h("h3", null, "Variables"),
+    variablesTable(v.variables || []),
+    h("h3", null, "Configuration"),
+    configurationView(v.configuration || {}),
+    v.isWorkflow ? [h("h3", null, "Workflow"), h("pre", { className: "code", "data-testid": "version-workflow" }, JSON.stringify(v.workflowSpec, null, 2))] : null);
+}
+
+// actionsForm holds compare, publish and promote.
+function actionsForm(v, others, envs, out) {
+  const done = (text) => { out.replaceChildren(h("p", { className: "result", "data-state": "saved" }, text)); };
+  const failed = (err) => { out.replaceChildren(errorBox(err)); };
+  const parts = [];
+  if (others.length) {
+    const other = h("select", { id: "version-compare-with", "data-testid": "version-compare-with" }, versionOptions(others));
+    const compare = h("form", { className: "actions", id: "version-compare-form" },
+      h("label", { for: "version-compare-with" }, "Compare with"), other,
+      h("button", { type: "submit", "data-testid": "version-compare" }, "Compare"));
+    compare.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      location.hash = `#/canvases/${v.promptId}/compare/${other.value}/${v.id}`;
+    });
+    parts.push(compare);
+  }
+  const names = envs.map((e) => e.name);
+  if (!names.includes("production")) {
+    names.unshift("production");
+  }
+  const env = h("select", { id: "version-publish-env", "data-testid": "version-publish-env" }, names.map((n) => h("option", { value: n }, n)));
+  const pub = h("form", { className: "actions", id: "version-publish-form" },
+    h("label", { for: "version-publish-env" }, "Publish to"), env,
+    h("button", { type: "submit", id: "version-publish", "data-testid": "version-publish" }, "Publish"),
+    v.promoted ? null : h("button", { type: "button", id: "version-promote", "data-testid": "version-promote", onclick: async (ev) => {
+      const btn = ev.currentTarget;
+      btn.disabled = true;
+      try {
+        await publish(v.promptId, "production", v.id);
+        done("Promoted: production serves this version.");
+      } catch (err) {
+        btn.disabled = false;
+        failed(err);
+      }
+    } }, "Promote"));
+  pub.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    try {
+      const p = await publish(v.promptId, env.value, v.id);
+      done(`Published to ${p.environmentName}.`);
+    } catch (err) {
+      failed(err);
+    }
+  });
+  parts.push(pub);
+  return parts;
+}
+
+// messagesList shows the messages in order, each with its role.
+export function messagesList(messages) {
+  if (!messages.length) {
+    return h("p", { className: "hint", "data-testid": "messages-empty" }, "No messages.");
+  }
+  return h("ol", { className: "messages", "data-testid": "messages" },
+    messages.map((m) => h("li", { className: "message", "data-role": m.role },
+      h("div", { className: "message-head" }, badge(m.role, "role"), h("span", { className: "hint" }, ` index ${m.index}`)),
+      h("pre", { className: "code" }, m.content))));
+}
+
+// variablesTable shows the variable definitions.
+export function variablesTable(vars) {
+  return table("variables-table", [
+    { label: "Name", cell: (x) => h("span", { className: "mono" }, x.name) },
+    { label: "Type", cell: (x) => x.type },
+    { label: "Required", cell: (x) => (x.required ? badge("required", "on") : "optional") },
+    { label: "Description", cell: (x) => x.description || "" },
+    { label: "Multimodal", cell: (x) => (x.processingOptions && x.processingOptions.allowMultimodal ? "yes" : "") },
+  ], vars, "No variables.");
+}
+
+// configurationView shows the known configuration keys, the structured
+// output schema and any other key as JSON.
+export function configurationView(cfg) {
+  const so = cfg.structuredOutput;
+  const extra = Object.fromEntries(Object.entries(cfg).filter(([k]) => !knownConfigKeys.includes(k)));
+  const show = (v) => (v === undefined || v === null || v === "" ? "—" : String(v));
+  return h("div", { "data-testid": "configuration" },
+    h("dl", { className: "fields" },
+      h("dt", null, "Model"), h("dd", { "data-testid": "config-model" }, show(cfg.model)),
+      h("dt", null, "Type"), h("dd", null, show(cfg.type)),
+      h("dt", null, "Temperature"), h("dd", { "data-testid": "config-temperature" }, show(cfg.temperature)),
+      h("dt", null, "Max tokens"), h("dd", null, show(cfg.maxTokens)),
+      h("dt", null, "Top P"), h("dd", null, show(cfg.topP)),
+      h("dt", null, "Structured output"), h("dd", { "data-testid": "config-structured" }, so && so.enabled ? "on" : "off")),
+    so && so.schema ? [h("h4", null, "Response schema"), h("pre", { className: "code", "data-testid": "config-schema" }, JSON.stringify(so.schema, null, 2))] : null,
+    Object.keys(extra).length ? [h("h4", null, "Other keys"), h("pre", { className: "code", "data-testid": "config-extra" }, JSON.stringify(extra, null, 2))] : null);
+}
