@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -67,8 +68,9 @@ func (rr *recordingReceiver) Requests() []receivedRequest {
 }
 
 // findChromium returns the browser to drive: /usr/bin/chromium when present,
-// else one on PATH. Without one the test is skipped, except under CI=true,
-// where a missing browser is a failure.
+// else one on PATH. Every browser test starts with it. Without a browser the
+// test is skipped, loudly (the reason is printed on standard error even
+// without -v), except under CI=true, where a missing browser is a failure.
 func findChromium(t *testing.T) string {
 	t.Helper()
 	for _, p := range []string{"/usr/bin/chromium", "/usr/bin/chromium-browser"} {
@@ -81,10 +83,15 @@ func findChromium(t *testing.T) string {
 			return p
 		}
 	}
+	const missing = "no Chromium found (looked for /usr/bin/chromium, /usr/bin/chromium-browser, and chromium, " +
+		"chromium-browser or google-chrome on PATH)"
 	if os.Getenv("CI") == "true" {
-		t.Fatal("no chromium found; CI installs it with apt-get (see .ci/run)")
+		t.Fatal(missing + "; CI installs it with apt-get (see .ci/run)")
 	}
-	t.Skip("no chromium found; install the chromium package to run the browser test")
+	msg := "SKIPPED BROWSER TEST " + t.Name() + ": " + missing + ". The console is NOT tested. " +
+		"Install it (Debian/Ubuntu: apt-get install chromium) and run the tests again; under CI=true this is a failure."
+	fmt.Fprintln(os.Stderr, msg)
+	t.Skip(msg)
 	return ""
 }
 
@@ -502,6 +509,8 @@ func TestConsole_WorkflowRuns(t *testing.T) {
 			stepRows, "the steps in order with their statuses")
 		assert.Zero(t, browserRun(t, b, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="run-actions"]').length`)),
 			"an ended run offers no action")
+		assert.NotContains(t, browserRun(t, b, chromedp.Evaluate[string](`document.querySelector('[data-testid="run"]').innerText`)), "null",
+			"an ended run shows no stray null where its actions were")
 
 		run := e.waitStatus(t, review, workflow.StatusCompleted)
 		check := steps(t, run)["check"]["output"].(map[string]any)

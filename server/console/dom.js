@@ -89,3 +89,14 @@ export async function filteredPages(name, statuses, page) {
       h("button", { type: "button", id: `${name}-refresh`, onclick: () => load(0) }, "Refresh")),
     holder);
 }
+
+// submitOnCtrlEnter lets Ctrl+Enter (or Cmd+Enter) submit form from a
+// text area too, where Enter alone starts a new line.
+export function submitOnCtrlEnter(form) {
+  form.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey) && ev.target.tagName === "TEXTAREA") {
+      ev.preventDefault();
+      form.requestSubmit();
+    }
+  });
+}

@@ -3,7 +3,7 @@
 // configuration, with the structured output schema checked before save.
 
 import { request } from "./api.js";
-import { h, errorBox } from "./dom.js";
+import { h, errorBox, submitOnCtrlEnter } from "./dom.js";
 import { knownConfigKeys } from "./versions.js";
 
 const roles = ["system", "user", "assistant", "function"];
@@ -103,10 +103,11 @@ export async function newVersionView(originId, canvasId) {
         schemaError),
       h("label", { for: "editor-extra", className: "full" }, "Other configuration keys (JSON object, kept as written)"),
       h("div", { className: "full" }, other, otherError)),
-    h("div", { className: "actions" }, save,
+    h("div", { className: "actions" }, save, h("span", { className: "hint" }, "Enter saves; in a text area, Ctrl+Enter."),
       h("a", { href: origin ? `#/versions/${origin.id}` : `#/canvases/${promptId}` }, "Cancel")),
     out);
 
+  submitOnCtrlEnter(form);
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     out.replaceChildren();
@@ -241,6 +242,9 @@ function renumber(list) {
     row.querySelector(".msg-index").textContent = `#${i}`;
     row.querySelector(".msg-role").setAttribute("aria-label", `Role of message ${i}`);
     row.querySelector(".msg-content").setAttribute("aria-label", `Content of message ${i}`);
+    row.querySelector(".msg-up").setAttribute("aria-label", `Move message ${i} up`);
+    row.querySelector(".msg-down").setAttribute("aria-label", `Move message ${i} down`);
+    row.querySelector(".msg-remove").setAttribute("aria-label", `Remove message ${i}`);
     row.querySelector(".msg-up").disabled = i === 0;
     row.querySelector(".msg-down").disabled = i === list.children.length - 1;
   });

@@ -81,11 +81,13 @@ function historyTable(testid, canvasId, envName, rows, changed, report) {
       type: "button", className: "rollback", "data-testid": `rollback-${envName}-${p.publicationId}`,
       "aria-label": `Roll back ${envName} to ${p.title}`,
       onclick: async (ev) => {
-        ev.currentTarget.disabled = true;
+        const btn = ev.currentTarget;
+        btn.disabled = true;
         try {
           await publish(canvasId, envName, p.versionId);
           await changed(`Rolled ${envName} back to ${p.title}.`);
         } catch (err) {
+          btn.disabled = false;
           report(err);
         }
       },

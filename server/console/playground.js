@@ -3,7 +3,7 @@
 // streams in, then its usage and latency and a link to the run.
 
 import { request, query, apiKey, ApiError } from "./api.js";
-import { h, errorBox } from "./dom.js";
+import { h, errorBox, submitOnCtrlEnter } from "./dom.js";
 
 // compatibilityDate is the x-compatibility-date the file calls send.
 const compatibilityDate = "2025-01-01";
@@ -92,9 +92,10 @@ function runForm(c, kind, target, version) {
     h("div", { className: "fields" },
       h("label", { for: "playground-message" }, "Extra user message (optional)"), extra,
       h("label", { for: "playground-stream" }, "Stream the answer"), stream),
-    h("div", { className: "actions" }, run, stop));
+    h("div", { className: "actions" }, run, stop, h("span", { className: "hint" }, "Enter runs; in a text area, Ctrl+Enter.")));
 
   stop.addEventListener("click", () => controller && controller.abort());
+  submitOnCtrlEnter(form);
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     error.replaceChildren();
@@ -199,14 +200,15 @@ async function showStats(stats, res, total) {
   }
   const usage = (run && run.usage) || res.usage || {};
   const ms = (x) => `${Math.round(x)} ms`;
-  stats.replaceChildren(
+  stats.replaceChildren(...[
     h("dt", null, "Input tokens"), h("dd", { "data-testid": "stat-input-tokens" }, String(usage.inputTokens ?? "—")),
     h("dt", null, "Output tokens"), h("dd", { "data-testid": "stat-output-tokens" }, String(usage.outputTokens ?? "—")),
     h("dt", null, "Latency (server)"), h("dd", { "data-testid": "stat-latency" }, run ? ms(run.latencyMs) : "—"),
     res.firstMs !== undefined ? [h("dt", null, "First token after"), h("dd", { "data-testid": "stat-first" }, ms(res.firstMs))] : null,
     h("dt", null, "Total (here)"), h("dd", { "data-testid": "stat-total" }, ms(total)),
     h("dt", null, "Model"), h("dd", null, (run && run.model) || res.model || "—"),
-    res.id ? [h("dt", null, "Run"), h("dd", null, runLink(res.id))] : null);
+    res.id ? [h("dt", null, "Run"), h("dd", null, runLink(res.id))] : null,
+  ].flat().filter(Boolean));
   stats.hidden = false;
 }
 
@@ -332,7 +334,7 @@ function variableField(v, i) {
       read = undefined;
       break;
     default:
-      input = h("textarea", { id, rows: "2", "aria-describedby": describedBy });
+      input = h("input", { id, type: "text", size: "60", "aria-describedby": describedBy });
       read = () => (input.value === "" ? undefined : input.value);
   }
   input.setAttribute("data-testid", `var-input-${v.name}`);
