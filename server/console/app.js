@@ -72,7 +72,7 @@ async function render() {
   // The page's heading takes the focus, so that a keyboard or screen
   // reader user starts on the new page rather than on the link left.
   const heading = view.querySelector("h2");
-  if (heading && document.activeElement !== document.getElementById("api-key")) {
+  if (heading) {
     heading.tabIndex = -1;
     heading.focus({ preventScroll: true });
   }
