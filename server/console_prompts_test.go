@@ -437,6 +437,16 @@ func TestConsole_Prompts(t *testing.T) {
 		b.Do(t, chromedp.SendKeys(chromedp.CSS(`[data-testid="var-input-name"]`), "Grace"+kb.Enter))
 		waitJS(t, b, `document.getElementById("playground-status").dataset.state === "done"`)
 		assert.Equal(t, "You are a friendly greeter.\nGreet Grace warmly.\nEnd with a smile.", text(t, b, `#playground-output`))
+
+		// Stop ends a streamed answer where it is.
+		setField(t, b, `#playground-message`, strings.Repeat("and more ", 200))
+		b.Do(t, chromedp.Click(chromedp.CSS(`#playground-run`)))
+		waitJS(t, b, `(() => { const o = document.getElementById("playground-output"); return o.dataset.state === "running" && o.textContent.length > 0; })()`)
+		b.Do(t, chromedp.Click(chromedp.CSS(`#playground-stop`)))
+		waitJS(t, b, `document.getElementById("playground-status").dataset.state === "stopped"`)
+		assert.NotContains(t, text(t, b, `#playground-output`), strings.Repeat("and more ", 200), "the answer stopped before its end")
+		assert.True(t, browserRun(t, b, chromedp.Evaluate[bool](`document.getElementById("playground-stop").disabled && !document.getElementById("playground-run").disabled`)),
+			"Run is offered again")
 	})
 
 	assert.Empty(t, b.Errors(), "the page logs no errors")

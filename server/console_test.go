@@ -119,7 +119,7 @@ func newBrowser(t *testing.T, execPath string) *browserTab {
 	ctx, cancelTab := chromedp.NewContext(allocCtx)
 	t.Cleanup(cancelTab)
 	// The deadline only stops a stuck browser from hanging the suite.
-	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	t.Cleanup(cancel)
 
 	b := &browserTab{ctx: ctx}
