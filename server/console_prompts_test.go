@@ -34,53 +34,53 @@ var promptScreenshots = struct{ Canvas, Version, Editor, Diff, Environments, Pla
 	Playground:   "../docs/console-playground.png",
 }
 
-// echoDelay is the echo model's pause between two streamed words: long
+// promptsEchoDelay is the echo model's pause between two streamed words: long
 // enough for the page to show a part of the answer before the rest.
-const echoDelay = 60 * time.Millisecond
+const promptsEchoDelay = 60 * time.Millisecond
 
-// newConsoleEnv starts a server over an engine as canvasd builds it, on a
+// newPromptsEnv starts a server over an engine as canvasd builds it, on a
 // real SQLite database, with the echo model streaming word by word. Upload
 // URLs name another host than the page's, as behind a proxy: the console
 // sends the bytes to its own origin.
-func newConsoleEnv(t *testing.T) *testEnv {
+func newPromptsEnv(t *testing.T) *testEnv {
 	t.Helper()
 	return newTestEnv(t, func(t testing.TB, db *sqlite.DB, o *server.Options) {
 		blobs, err := vault.NewFSBlobs(t.TempDir())
 		require.NoError(t, err)
 		e, err := engine.Open(context.Background(), engine.Options{Store: db, Blobs: blobs, BaseURL: testBaseURL,
-			Providers: model.NewRegistry(model.NewEcho(model.EchoOptions{Delay: echoDelay}))})
+			Providers: model.NewRegistry(model.NewEcho(model.EchoOptions{Delay: promptsEchoDelay}))})
 		require.NoError(t, err)
 		*o = server.Options{Engine: e, Auth: server.NewAuthenticator(server.AuthOptions{Store: db, Changes: db})}
 	})
 }
 
-// waitJS waits until the JavaScript expression is true in the page.
-func waitJS(t *testing.T, b *browserTab, expr string) {
+// waitUntil waits until the JavaScript expression is true in the page.
+func waitUntil(t *testing.T, b *browserTab, expr string) {
 	t.Helper()
 	browserRun(t, b, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(30*time.Second)))
 }
 
-// text returns the text of the first element sel selects.
-func text(t *testing.T, b *browserTab, sel string) string {
+// pageText returns the text of the first element sel selects.
+func pageText(t *testing.T, b *browserTab, sel string) string {
 	t.Helper()
-	return browserRun(t, b, chromedp.Evaluate[string](`(document.querySelector(`+jsString(sel)+`) || {}).textContent || ""`))
+	return browserRun(t, b, chromedp.Evaluate[string](`(document.querySelector(`+jsQuote(sel)+`) || {}).textContent || ""`))
 }
 
-// jsString quotes s as a JavaScript string.
-func jsString(s string) string {
+// jsQuote quotes s as a JavaScript string.
+func jsQuote(s string) string {
 	q, _ := json.Marshal(s)
 	return string(q)
 }
 
-// setField sets a form field's value and tells the page, as typing would.
-func setField(t *testing.T, b *browserTab, sel, value string) {
+// setFieldValue sets a form field's value and tells the page, as typing would.
+func setFieldValue(t *testing.T, b *browserTab, sel, value string) {
 	t.Helper()
-	browserRun(t, b, chromedp.Evaluate[bool](`(() => { const el = document.querySelector(`+jsString(sel)+`);
-		el.value = `+jsString(value)+`; el.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`))
+	browserRun(t, b, chromedp.Evaluate[bool](`(() => { const el = document.querySelector(`+jsQuote(sel)+`);
+		el.value = `+jsQuote(value)+`; el.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`))
 }
 
-// screenshot writes the page to path when CANVAS_UPDATE_SCREENSHOT=1.
-func screenshot(t *testing.T, b *browserTab, path string) {
+// writeScreenshot writes the page to path when CANVAS_UPDATE_SCREENSHOT=1.
+func writeScreenshot(t *testing.T, b *browserTab, path string) {
 	t.Helper()
 	if os.Getenv("CANVAS_UPDATE_SCREENSHOT") != "1" {
 		return
@@ -89,8 +89,8 @@ func screenshot(t *testing.T, b *browserTab, path string) {
 	require.NoError(t, os.WriteFile(filepath.Clean(path), png, 0o644))
 }
 
-// historyRows reads an environment's history table as "title|active" rows.
-func historyRows(t *testing.T, b *browserTab, testid string) []string {
+// envHistoryRows reads an environment's history table as "title|active" rows.
+func envHistoryRows(t *testing.T, b *browserTab, testid string) []string {
 	t.Helper()
 	return browserRun(t, b, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="`+testid+`"] tbody tr')]
 		.map(tr => tr.cells[1].textContent + "|" + tr.cells[5].textContent)`))
@@ -105,7 +105,7 @@ func historyRows(t *testing.T, b *browserTab, testid string) []string {
 // roll back, and run in the playground with a file, the answer streamed.
 func TestConsole_Prompts(t *testing.T) {
 	execPath := findChromium(t)
-	e := newConsoleEnv(t)
+	e := newPromptsEnv(t)
 	projectID := mustProjectID(t, e, "Support team")
 
 	b := newBrowser(t, execPath)
@@ -133,7 +133,7 @@ func TestConsole_Prompts(t *testing.T) {
 			chromedp.SendKeys(chromedp.CSS(`#new-canvas-title`), "Greeter"+kb.Enter),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="canvas-title"]`)),
 		)
-		assert.Equal(t, "Greeter", text(t, b, `[data-testid="canvas-title"]`))
+		assert.Equal(t, "Greeter", pageText(t, b, `[data-testid="canvas-title"]`))
 		loc := browserRun(t, b, chromedp.Location())
 		canvasID = loc[strings.LastIndex(loc, "/")+1:]
 		got := e.Do(http.MethodGet, "/prompt/"+canvasID, e.Editor, nil)
@@ -146,9 +146,9 @@ func TestConsole_Prompts(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(`#canvas-search`)),
 			chromedp.SendKeys(chromedp.CSS(`#canvas-search`), "greet"),
 		)
-		waitJS(t, b, `document.querySelectorAll('[data-testid="canvases-table"] tbody tr').length === 1`)
-		assert.Contains(t, text(t, b, `[data-testid="canvases-table"] tbody`), "Greeter")
-		assert.Equal(t, "1 of 2", text(t, b, `#canvases-count`))
+		waitUntil(t, b, `document.querySelectorAll('[data-testid="canvases-table"] tbody tr').length === 1`)
+		assert.Contains(t, pageText(t, b, `[data-testid="canvases-table"] tbody`), "Greeter")
+		assert.Equal(t, "1 of 2", pageText(t, b, `#canvases-count`))
 
 		// Focus moves with Tab and shows where it is.
 		b.Do(t, chromedp.KeyEvent(kb.Tab))
@@ -164,27 +164,27 @@ func TestConsole_Prompts(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(`#editor-form`)),
 			chromedp.SendKeys(chromedp.CSS(`#editor-title`), "Greeting v1"),
 		)
-		setField(t, b, `#editor-messages li:nth-child(1) .msg-content`, "You are a friendly greeter.\nGreet {{name}} warmly.\nEnd with a smile.")
-		waitJS(t, b, `document.getElementById("editor-placeholders").textContent.includes("Not declared: name")`)
+		setFieldValue(t, b, `#editor-messages li:nth-child(1) .msg-content`, "You are a friendly greeter.\nGreet {{name}} warmly.\nEnd with a smile.")
+		waitUntil(t, b, `document.getElementById("editor-placeholders").textContent.includes("Not declared: name")`)
 		b.Do(t,
 			chromedp.Click(chromedp.CSS(`#add-variable`)),
 			chromedp.SendKeys(chromedp.CSS(`#editor-variables tr:nth-child(1) .var-name`), "name"),
 			chromedp.Click(chromedp.CSS(`#editor-variables tr:nth-child(1) .var-required`)),
 			chromedp.SendKeys(chromedp.CSS(`#editor-variables tr:nth-child(1) .var-description`), "Who to greet"),
 		)
-		assert.NotContains(t, text(t, b, `#editor-placeholders`), "Not declared")
+		assert.NotContains(t, pageText(t, b, `#editor-placeholders`), "Not declared")
 		b.Do(t,
 			chromedp.Click(chromedp.CSS(`#save-version`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="version-title"]`)),
 		)
-		assert.Equal(t, "Greeting v1", text(t, b, `[data-testid="version-title"]`))
+		assert.Equal(t, "Greeting v1", pageText(t, b, `[data-testid="version-title"]`))
 		loc := browserRun(t, b, chromedp.Location())
 		v1 = loc[strings.LastIndex(loc, "/")+1:]
-		assert.Equal(t, "#1", text(t, b, `[data-testid="version-index"]`))
-		assert.Contains(t, text(t, b, `[data-testid="messages"]`), "Greet {{name}} warmly.")
+		assert.Equal(t, "#1", pageText(t, b, `[data-testid="version-index"]`))
+		assert.Contains(t, pageText(t, b, `[data-testid="messages"]`), "Greet {{name}} warmly.")
 		vars := browserRun(t, b, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="variables-table"] tbody tr')].map(tr => [...tr.cells].slice(0, 4).map(c => c.textContent).join("|"))`))
 		assert.Equal(t, []string{"name|text|required|Who to greet"}, vars)
-		assert.Equal(t, "echo", text(t, b, `[data-testid="config-model"]`))
+		assert.Equal(t, "echo", pageText(t, b, `[data-testid="config-model"]`))
 
 		got := e.Do(http.MethodGet, "/prompt-version/"+v1, e.Editor, nil)
 		require.Equal(t, http.StatusOK, got.Status)
@@ -197,7 +197,7 @@ func TestConsole_Prompts(t *testing.T) {
 		assert.Equal(t, true, v.Variables[0]["required"])
 		require.Len(t, v.Messages, 1)
 		assert.Equal(t, "system", v.Messages[0]["role"])
-		screenshot(t, b, promptScreenshots.Version)
+		writeScreenshot(t, b, promptScreenshots.Version)
 	})
 
 	t.Run("NewVersionFromIt", func(t *testing.T) {
@@ -206,12 +206,12 @@ func TestConsole_Prompts(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(`#editor-form`)),
 		)
 		assert.Equal(t, "Greeting v1 (copy)", browserRun(t, b, chromedp.Value(chromedp.CSS(`#editor-title`))))
-		setField(t, b, `#editor-title`, "Greeting v2")
-		setField(t, b, `#editor-messages li:nth-child(1) .msg-content`, "You are a friendly greeter.\nGreet {{name}} warmly, in a few words.\nEnd with a smile.")
+		setFieldValue(t, b, `#editor-title`, "Greeting v2")
+		setFieldValue(t, b, `#editor-messages li:nth-child(1) .msg-content`, "You are a friendly greeter.\nGreet {{name}} warmly, in a few words.\nEnd with a smile.")
 		// Two messages added; the second moved above the first, then removed.
 		b.Do(t, chromedp.Click(chromedp.CSS(`#add-message`)), chromedp.Click(chromedp.CSS(`#add-message`)))
-		setField(t, b, `#editor-messages li:nth-child(2) .msg-content`, "Count {{count}}, formal {{formal}}, meta {{meta}}.\nNotes: {{notes}}")
-		setField(t, b, `#editor-messages li:nth-child(3) .msg-content`, "Hi!")
+		setFieldValue(t, b, `#editor-messages li:nth-child(2) .msg-content`, "Count {{count}}, formal {{formal}}, meta {{meta}}.\nNotes: {{notes}}")
+		setFieldValue(t, b, `#editor-messages li:nth-child(3) .msg-content`, "Hi!")
 		b.Do(t,
 			chromedp.SetValue(chromedp.CSS(`#editor-messages li:nth-child(3) .msg-role`), "assistant"),
 			chromedp.Click(chromedp.CSS(`#editor-messages li:nth-child(3) .msg-up`)),
@@ -228,31 +228,31 @@ func TestConsole_Prompts(t *testing.T) {
 				chromedp.SetValue(chromedp.CSS(row+` .var-type`), v[1]),
 			)
 		}
-		setField(t, b, `#editor-temperature`, "0.3")
+		setFieldValue(t, b, `#editor-temperature`, "0.3")
 
 		// Structured output on without a schema, with broken JSON, with a
 		// schema of the wrong shape: each is said at the field, and Save
 		// refuses to send.
 		b.Do(t, chromedp.Click(chromedp.CSS(`#editor-structured`)))
-		waitJS(t, b, `document.getElementById("editor-schema-error").textContent.includes("needs a response schema")`)
+		waitUntil(t, b, `document.getElementById("editor-schema-error").textContent.includes("needs a response schema")`)
 		b.Do(t, chromedp.SendKeys(chromedp.CSS(`#editor-schema`), `{"type": "object", "properties": {"answer": `))
-		waitJS(t, b, `document.getElementById("editor-schema-error").textContent.includes("not valid JSON")`)
-		setField(t, b, `#editor-schema`, `{"type": "object", "properties": {"answer": {"type": "text"}}}`)
-		waitJS(t, b, `document.getElementById("editor-schema-error").textContent.includes('"type" must be one of')`)
+		waitUntil(t, b, `document.getElementById("editor-schema-error").textContent.includes("not valid JSON")`)
+		setFieldValue(t, b, `#editor-schema`, `{"type": "object", "properties": {"answer": {"type": "text"}}}`)
+		waitUntil(t, b, `document.getElementById("editor-schema-error").textContent.includes('"type" must be one of')`)
 		assert.Equal(t, "true", browserRun(t, b, chromedp.AttributeValue(chromedp.CSS(`#editor-schema`), "aria-invalid")).Value)
 		b.Do(t, chromedp.Click(chromedp.CSS(`#save-version`)))
-		waitJS(t, b, `document.getElementById("editor-error").textContent.includes("Not saved")`)
+		waitUntil(t, b, `document.getElementById("editor-error").textContent.includes("Not saved")`)
 		assert.Equal(t, "editor-schema", browserRun(t, b, chromedp.Evaluate[string](`document.activeElement.id`)), "the field in error takes the focus")
-		setField(t, b, `#editor-schema`, `{"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}`)
-		waitJS(t, b, `document.getElementById("editor-schema-error").textContent === ""`)
+		setFieldValue(t, b, `#editor-schema`, `{"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}`)
+		waitUntil(t, b, `document.getElementById("editor-schema-error").textContent === ""`)
 		b.Do(t, chromedp.Click(chromedp.CSS(`#editor-structured`)))
-		screenshot(t, b, promptScreenshots.Editor)
+		writeScreenshot(t, b, promptScreenshots.Editor)
 
 		b.Do(t,
 			chromedp.Click(chromedp.CSS(`#save-version`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="version-title"]`)),
 		)
-		assert.Equal(t, "Greeting v2", text(t, b, `[data-testid="version-title"]`))
+		assert.Equal(t, "Greeting v2", pageText(t, b, `[data-testid="version-title"]`))
 		loc := browserRun(t, b, chromedp.Location())
 		v2 = loc[strings.LastIndex(loc, "/")+1:]
 		require.NotEqual(t, v1, v2)
@@ -299,12 +299,12 @@ func TestConsole_Prompts(t *testing.T) {
 			"change|Greet {{name}} warmly.|Greet {{name}} warmly, in a few words.",
 			"same|End with a smile.|End with a smile.",
 		}, kinds, "the first message, line by line")
-		assert.Contains(t, text(t, b, `[data-testid="diff-message-1"] h4`), "only on the right")
+		assert.Contains(t, pageText(t, b, `[data-testid="diff-message-1"] h4`), "only on the right")
 		added := browserRun(t, b, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="diff-variables"] tbody tr')].map(tr => tr.dataset.variable + ":" + tr.dataset.kind)`))
 		assert.Equal(t, []string{"name:same", "count:add", "formal:add", "meta:add", "notes:add"}, added)
-		config := text(t, b, `[data-testid="diff-configuration"] tbody`)
+		config := pageText(t, b, `[data-testid="diff-configuration"] tbody`)
 		assert.Contains(t, config, `"temperature": 0.3`)
-		screenshot(t, b, promptScreenshots.Diff)
+		writeScreenshot(t, b, promptScreenshots.Diff)
 	})
 
 	t.Run("Environments", func(t *testing.T) {
@@ -315,16 +315,16 @@ func TestConsole_Prompts(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(`#new-env-name`)),
 			chromedp.SendKeys(chromedp.CSS(`#new-env-name`), "Staging"),
 		)
-		waitJS(t, b, `document.getElementById("new-env-error").textContent === "The name must be lowercase."`)
-		setField(t, b, `#new-env-name`, "")
+		waitUntil(t, b, `document.getElementById("new-env-error").textContent === "The name must be lowercase."`)
+		setFieldValue(t, b, `#new-env-name`, "")
 		b.Do(t, chromedp.SendKeys(chromedp.CSS(`#new-env-name`), "stag--"))
-		waitJS(t, b, `document.getElementById("new-env-error").textContent.includes("hyphen")`)
-		setField(t, b, `#new-env-name`, "")
+		waitUntil(t, b, `document.getElementById("new-env-error").textContent.includes("hyphen")`)
+		setFieldValue(t, b, `#new-env-name`, "")
 		b.Do(t, chromedp.SendKeys(chromedp.CSS(`#new-env-name`), "latest"))
-		waitJS(t, b, `document.getElementById("new-env-error").textContent === "The name latest is reserved."`)
-		setField(t, b, `#new-env-name`, "")
+		waitUntil(t, b, `document.getElementById("new-env-error").textContent === "The name latest is reserved."`)
+		setFieldValue(t, b, `#new-env-name`, "")
 		b.Do(t, chromedp.SendKeys(chromedp.CSS(`#new-env-name`), "staging"))
-		waitJS(t, b, `document.getElementById("new-env-error").textContent === ""`)
+		waitUntil(t, b, `document.getElementById("new-env-error").textContent === ""`)
 		b.Do(t,
 			chromedp.SendKeys(chromedp.CSS(`#new-env-name`), kb.Enter),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="env-staging"]`)),
@@ -336,23 +336,23 @@ func TestConsole_Prompts(t *testing.T) {
 				chromedp.SetValue(chromedp.CSS(`#env-`+env+`-version`), version),
 				chromedp.Click(chromedp.CSS(`[data-testid="env-`+env+`-publish"]`)),
 			)
-			waitJS(t, b, `(document.querySelector('[data-testid="env-`+env+`-active"]') || {}).textContent === `+jsString(want))
+			waitUntil(t, b, `(document.querySelector('[data-testid="env-`+env+`-active"]') || {}).textContent === `+jsQuote(want))
 		}
 		publishTo("staging", v1, "Greeting v1")
 		publishTo("production", v1, "Greeting v1")
 		publishTo("production", v2, "Greeting v2")
-		assert.Equal(t, []string{"Greeting v2|active", "Greeting v1|"}, historyRows(t, b, "history-production"))
+		assert.Equal(t, []string{"Greeting v2|active", "Greeting v1|"}, envHistoryRows(t, b, "history-production"))
 
 		// Roll back: the earlier publication's version is published again.
 		b.Do(t, chromedp.Click(chromedp.CSS(`[data-testid="history-production"] tbody tr:nth-child(2) button.rollback`)))
-		waitJS(t, b, `(document.querySelector('[data-testid="env-production-active"]') || {}).textContent === "Greeting v1"`)
-		assert.Equal(t, []string{"Greeting v1|active", "Greeting v2|", "Greeting v1|"}, historyRows(t, b, "history-production"))
-		assert.Contains(t, text(t, b, `#environments-result`), "Rolled production back to Greeting v1")
+		waitUntil(t, b, `(document.querySelector('[data-testid="env-production-active"]') || {}).textContent === "Greeting v1"`)
+		assert.Equal(t, []string{"Greeting v1|active", "Greeting v2|", "Greeting v1|"}, envHistoryRows(t, b, "history-production"))
+		assert.Contains(t, pageText(t, b, `#environments-result`), "Rolled production back to Greeting v1")
 		served := e.Do(http.MethodGet, "/environment/version?resourceType=prompt&resourceId="+canvasID+"&envName=production", e.Editor, nil)
 		require.Equal(t, http.StatusOK, served.Status, "%s", served.Body)
 		assert.Equal(t, v1, served.Map(t)["id"], "production serves the version rolled back to")
 		assert.Equal(t, true, served.Map(t)["promoted"])
-		screenshot(t, b, promptScreenshots.Environments)
+		writeScreenshot(t, b, promptScreenshots.Environments)
 
 		// A custom environment is deleted after a second press.
 		b.Do(t,
@@ -362,7 +362,7 @@ func TestConsole_Prompts(t *testing.T) {
 			chromedp.Click(chromedp.CSS(`[data-testid="env-scratch-delete-confirm"]`)),
 			chromedp.WaitNotPresent(chromedp.CSS(`[data-testid="env-scratch"]`)),
 		)
-		assert.Contains(t, text(t, b, `#environments-result`), "Deleted the environment scratch")
+		assert.Contains(t, pageText(t, b, `#environments-result`), "Deleted the environment scratch")
 		list := e.Do(http.MethodGet, "/environment?resourceType=prompt&resourceId="+canvasID, e.Editor, nil)
 		require.Equal(t, http.StatusOK, list.Status)
 		var envs []map[string]any
@@ -381,7 +381,7 @@ func TestConsole_Prompts(t *testing.T) {
 		assert.Equal(t, []string{"promoted", ""}, states, "the canvas page marks the promoted version")
 		active := browserRun(t, b, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="environments-table"] tbody tr')].map(tr => tr.cells[0].textContent + "|" + tr.cells[1].textContent)`))
 		assert.ElementsMatch(t, []string{"production|Greeting v1", "staging|Greeting v1"}, active)
-		screenshot(t, b, promptScreenshots.Canvas)
+		writeScreenshot(t, b, promptScreenshots.Canvas)
 	})
 
 	t.Run("Playground", func(t *testing.T) {
@@ -394,8 +394,8 @@ func TestConsole_Prompts(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(`#playground-run`)),
 			chromedp.Click(chromedp.CSS(`#playground-run`)),
 		)
-		waitJS(t, b, `document.querySelector('[data-testid="var-error-name"]').textContent === "name is required."`)
-		assert.Empty(t, text(t, b, `#playground-output`), "nothing is sent without the required variable")
+		waitUntil(t, b, `document.querySelector('[data-testid="var-error-name"]').textContent === "name is required."`)
+		assert.Empty(t, pageText(t, b, `#playground-output`), "nothing is sent without the required variable")
 
 		b.Do(t,
 			chromedp.SendKeys(chromedp.CSS(`[data-testid="var-input-name"]`), "Ada"),
@@ -406,19 +406,19 @@ func TestConsole_Prompts(t *testing.T) {
 			chromedp.Click(chromedp.CSS(`#playground-run`)),
 		)
 		// A part of the answer is on the page while the run goes on.
-		waitJS(t, b, `(() => { const o = document.getElementById("playground-output"); return o.dataset.state === "running" && o.textContent.length > 0; })()`)
-		partial := text(t, b, `#playground-output`)
-		waitJS(t, b, `document.getElementById("playground-status").dataset.state === "done" && !document.getElementById("playground-stats").hidden`)
-		answer := text(t, b, `#playground-output`)
+		waitUntil(t, b, `(() => { const o = document.getElementById("playground-output"); return o.dataset.state === "running" && o.textContent.length > 0; })()`)
+		partial := pageText(t, b, `#playground-output`)
+		waitUntil(t, b, `document.getElementById("playground-status").dataset.state === "done" && !document.getElementById("playground-stats").hidden`)
+		answer := pageText(t, b, `#playground-output`)
 		assert.Less(t, len(partial), len(answer), "the answer was shown as it arrived")
 		assert.True(t, strings.HasPrefix(answer, "You are a friendly greeter.\nGreet Ada warmly, in a few words.\nEnd with a smile.\nCount 3, formal true, meta {\"tier\":\"gold\"}.\nNotes: "), answer)
 		assert.Contains(t, answer, "name=notes.txt")
 		assert.Contains(t, answer, "Bring cake.", "the uploaded file reached the model")
 
-		assert.NotEqual(t, "—", text(t, b, `[data-testid="stat-input-tokens"]`))
-		assert.NotEqual(t, "—", text(t, b, `[data-testid="stat-output-tokens"]`))
-		assert.True(t, strings.HasSuffix(text(t, b, `[data-testid="stat-latency"]`), " ms"))
-		assert.True(t, strings.HasSuffix(text(t, b, `[data-testid="stat-first"]`), " ms"))
+		assert.NotEqual(t, "—", pageText(t, b, `[data-testid="stat-input-tokens"]`))
+		assert.NotEqual(t, "—", pageText(t, b, `[data-testid="stat-output-tokens"]`))
+		assert.True(t, strings.HasSuffix(pageText(t, b, `[data-testid="stat-latency"]`), " ms"))
+		assert.True(t, strings.HasSuffix(pageText(t, b, `[data-testid="stat-first"]`), " ms"))
 		href := browserRun(t, b, chromedp.AttributeValue(chromedp.CSS(`#playground-run-link`), "href")).Value
 		require.True(t, strings.HasPrefix(href, "#/runs/"), href)
 		runID, err := url.PathUnescape(strings.TrimPrefix(href, "#/runs/"))
@@ -427,24 +427,24 @@ func TestConsole_Prompts(t *testing.T) {
 		require.Equal(t, http.StatusOK, run.Status, "%s", run.Body)
 		assert.Equal(t, "completed", run.Map(t)["status"])
 		assert.Equal(t, v2, run.Map(t)["versionId"])
-		screenshot(t, b, promptScreenshots.Playground)
+		writeScreenshot(t, b, promptScreenshots.Playground)
 
 		// The environment runs the version it serves.
 		b.Do(t,
 			chromedp.Navigate(e.URL+"/console#/canvases/"+canvasID+"/playground/environment/staging"),
 		)
-		waitJS(t, b, `(document.getElementById("playground-target") || {}).value === "environment:staging"`)
+		waitUntil(t, b, `(document.getElementById("playground-target") || {}).value === "environment:staging"`)
 		b.Do(t, chromedp.SendKeys(chromedp.CSS(`[data-testid="var-input-name"]`), "Grace"+kb.Enter))
-		waitJS(t, b, `document.getElementById("playground-status").dataset.state === "done"`)
-		assert.Equal(t, "You are a friendly greeter.\nGreet Grace warmly.\nEnd with a smile.", text(t, b, `#playground-output`))
+		waitUntil(t, b, `document.getElementById("playground-status").dataset.state === "done"`)
+		assert.Equal(t, "You are a friendly greeter.\nGreet Grace warmly.\nEnd with a smile.", pageText(t, b, `#playground-output`))
 
 		// Stop ends a streamed answer where it is.
-		setField(t, b, `#playground-message`, strings.Repeat("and more ", 200))
+		setFieldValue(t, b, `#playground-message`, strings.Repeat("and more ", 200))
 		b.Do(t, chromedp.Click(chromedp.CSS(`#playground-run`)))
-		waitJS(t, b, `(() => { const o = document.getElementById("playground-output"); return o.dataset.state === "running" && o.textContent.length > 0; })()`)
+		waitUntil(t, b, `(() => { const o = document.getElementById("playground-output"); return o.dataset.state === "running" && o.textContent.length > 0; })()`)
 		b.Do(t, chromedp.Click(chromedp.CSS(`#playground-stop`)))
-		waitJS(t, b, `document.getElementById("playground-status").dataset.state === "stopped"`)
-		assert.NotContains(t, text(t, b, `#playground-output`), strings.Repeat("and more ", 200), "the answer stopped before its end")
+		waitUntil(t, b, `document.getElementById("playground-status").dataset.state === "stopped"`)
+		assert.NotContains(t, pageText(t, b, `#playground-output`), strings.Repeat("and more ", 200), "the answer stopped before its end")
 		assert.True(t, browserRun(t, b, chromedp.Evaluate[bool](`document.getElementById("playground-stop").disabled && !document.getElementById("playground-run").disabled`)),
 			"Run is offered again")
 	})
