@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/promptcanvas/promptcanvas/engine"
+	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/server"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
@@ -103,6 +104,8 @@ func envHistoryRows(t *testing.T, b *browserTab, testid string) []string {
 // structured output schema refused before save), compare the two, create a
 // custom environment (the name refused as it is typed), publish, promote,
 // roll back, and run in the playground with a file, the answer streamed.
+// The page's environment name rules are checked against the server's, and
+// its line diff on edge cases.
 func TestConsole_Prompts(t *testing.T) {
 	execPath := findChromium(t)
 	e := newPromptsEnv(t)
@@ -447,6 +450,37 @@ func TestConsole_Prompts(t *testing.T) {
 		assert.NotContains(t, pageText(t, b, `#playground-output`), strings.Repeat("and more ", 200), "the answer stopped before its end")
 		assert.True(t, browserRun(t, b, chromedp.Evaluate[bool](`document.getElementById("playground-stop").disabled && !document.getElementById("playground-run").disabled`)),
 			"Run is offered again")
+	})
+
+	t.Run("NameRulesMatchServer", func(t *testing.T) {
+		names := []string{"staging", "qa-2", "a", "Staging", " staging ", "stag--ing", "-staging", "staging-", "stag_ing",
+			"production", "promoted", "latest", "draft", "", "   ", strings.Repeat("a", 64), strings.Repeat("a", 65),
+			"6f1c2a3e-7d5b-4c8a-9e0f-1a2b3c4d5e6f", "\u00a0staging", "staging\t", "été"}
+		got := browserRun(t, b, chromedp.Evaluate[[]bool](`import("/console/environments.js").then(m => `+
+			jsQuote(strings.Join(names, "\x00"))+`.split("\u0000").map(n => m.customNameProblem(n) === ""))`, chromedp.EvalAwaitPromise))
+		require.Len(t, got, len(names))
+		for i, n := range names {
+			_, err := env.CheckCustomName(n)
+			assert.Equal(t, err == nil, got[i], "the console and the server agree on %q", n)
+		}
+	})
+
+	t.Run("LineDiff", func(t *testing.T) {
+		// diff returns the edit script from left to right as "op:line" items.
+		diff := func(left, right []string) []string {
+			t.Helper()
+			args, err := json.Marshal([][]string{left, right})
+			require.NoError(t, err)
+			return browserRun(t, b, chromedp.Evaluate[[]string](`import("/console/diff.js").then(m => m.lineDiff(...`+string(args)+`)
+				.map(s => s.op + ":" + (s.op === "add" ? s.b : s.a)))`, chromedp.EvalAwaitPromise))
+		}
+		assert.Equal(t, []string{"same:a", "del:b", "add:x", "same:c", "same:d", "add:e"},
+			diff([]string{"a", "b", "c", "d"}, []string{"a", "x", "c", "d", "e"}))
+		assert.Equal(t, []string{"add:a", "add:b"}, diff([]string{}, []string{"a", "b"}))
+		assert.Equal(t, []string{"del:a"}, diff([]string{"a"}, []string{}))
+		assert.Equal(t, []string{"del:x", "same:a", "same:b", "del:y", "add:z", "same:c"},
+			diff([]string{"x", "a", "b", "y", "c"}, []string{"a", "b", "z", "c"}), "the longest common run is kept")
+		assert.Equal(t, []string{"same:a", "same:a", "add:a"}, diff([]string{"a", "a"}, []string{"a", "a", "a"}))
 	})
 
 	assert.Empty(t, b.Errors(), "the page logs no errors")
