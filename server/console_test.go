@@ -69,8 +69,10 @@ func (rr *recordingReceiver) Requests() []receivedRequest {
 
 // findChromium returns the browser to drive: /usr/bin/chromium when present,
 // else one on PATH. Every browser test starts with it. Without a browser the
-// test is skipped, loudly (the reason is printed on standard error even
-// without -v), except under CI=true, where a missing browser is a failure.
+// test is skipped, loudly: the skip reason names the missing browser and how
+// to install it, and is also written to standard error (which go test shows
+// with -v, or when run in the package's directory without arguments).
+// Under CI=true a missing browser is a failure.
 func findChromium(t *testing.T) string {
 	t.Helper()
 	for _, p := range []string{"/usr/bin/chromium", "/usr/bin/chromium-browser"} {
