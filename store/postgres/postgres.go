@@ -124,16 +124,10 @@ const maxAttempts = 5
 // read once per attempt; fn may run more than once (after a serialization
 // failure or a deadlock, which roll everything back), so it must leave
 // nothing behind but what it writes through tx and what it sets on the
-// values it was given.
+// values it was given. Each commit is reported to the Observer.
 func (db *DB) write(ctx context.Context, fn func(tx *Tx) error) error {
-	var err error
 	for attempt := 1; ; attempt++ {
-		begun := time.Now()
-		err = db.runTx(ctx, pgx.TxOptions{}, fn)
-		if o := db.Observer; o != nil {
-			o.Committed(store.Commit{System: "postgresql", Name: "write", Writes: []context.Context{ctx},
-				Start: begun, Duration: time.Since(begun), Err: err})
-		}
+		err := db.runTx(ctx, pgx.TxOptions{}, true, fn)
 		if !retryable(err) || attempt == maxAttempts || ctx.Err() != nil {
 			return err
 		}
@@ -142,9 +136,8 @@ func (db *DB) write(ctx context.Context, fn func(tx *Tx) error) error {
 
 // read runs fn in a read-only transaction of one snapshot.
 func (db *DB) read(ctx context.Context, fn func(tx *Tx) error) error {
-	var err error
 	for attempt := 1; ; attempt++ {
-		err = db.runTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+		err := db.runTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, false, fn)
 		if !retryable(err) || attempt == maxAttempts || ctx.Err() != nil {
 			return err
 		}
@@ -152,8 +145,9 @@ func (db *DB) read(ctx context.Context, fn func(tx *Tx) error) error {
 }
 
 // runTx runs fn in one transaction of opts and commits it when fn
-// succeeds.
-func (db *DB) runTx(ctx context.Context, opts pgx.TxOptions, fn func(tx *Tx) error) error {
+// succeeds; observe reports the commit to the Observer.
+func (db *DB) runTx(ctx context.Context, opts pgx.TxOptions, observe bool, fn func(tx *Tx) error) error {
+	begun := time.Now()
 	ptx, err := db.pool.BeginTx(ctx, opts)
 	if err != nil {
 		return translate(err)
@@ -163,7 +157,12 @@ func (db *DB) runTx(ctx context.Context, opts pgx.TxOptions, fn func(tx *Tx) err
 		rollback(ptx)
 		return err
 	}
-	return translate(ptx.Commit(ctx))
+	err = translate(ptx.Commit(ctx))
+	if o := db.Observer; o != nil && observe {
+		o.Committed(store.Commit{System: "postgresql", Name: "write", Writes: []context.Context{ctx},
+			Start: begun, Duration: time.Since(begun), Err: err})
+	}
+	return err
 }
 
 // rollback rolls ptx back with a context of its own, so that a cancelled
