@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,13 +56,23 @@ type DB struct {
 	NewID func() string
 }
 
+// DefaultMaxConns is the size of the connection pool when the connection
+// string does not set pool_max_conns. A connection is held only for a
+// statement or a transaction, never while a model or a webhook answers.
+const DefaultMaxConns = 16
+
 // Open connects to the database dsn names (a postgres:// URL or a
 // key=value connection string; pool settings such as pool_max_conns are
-// read from it) and applies every pending migration.
+// read from it) and applies every pending migration. Besides the pool, a
+// DB holds one connection while a worker is subscribed to wake-ups
+// (WakeOnEnqueue).
 func Open(ctx context.Context, dsn string) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if !strings.Contains(dsn, "pool_max_conns") {
+		cfg.MaxConns = DefaultMaxConns
 	}
 	cfg.AfterConnect = afterConnect
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
