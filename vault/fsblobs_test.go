@@ -18,6 +18,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/vault"
+	"github.com/promptcanvas/promptcanvas/vault/vaulttest"
 )
 
 // MustFSBlobs returns blob storage in a fresh temporary directory, and the
@@ -149,4 +150,11 @@ func TestNewFSBlobs_RemovesStaleTemp(t *testing.T) {
 	_, err := vault.NewFSBlobs(dir)
 	require.NoError(t, err)
 	assert.Equal(t, []string{".upload-fresh"}, dirNames(t, dir), "an upload in progress is left alone")
+}
+
+func TestFSBlobs_Conformance(t *testing.T) {
+	vaulttest.RunBlobs(t, func(t *testing.T) vault.Blobs {
+		b, _ := MustFSBlobs(t)
+		return b
+	})
 }
