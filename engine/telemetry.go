@@ -17,7 +17,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
-	"github.com/promptcanvas/promptcanvas/store/sqlite"
+	"github.com/promptcanvas/promptcanvas/store"
 )
 
 // tracerName names the spans the engine makes.
@@ -217,14 +217,14 @@ func (t *telemetry) publishHook(ctx context.Context, _ string, pub *env.Publicat
 		trace.WithAttributes(attribute.String("publication.id", pub.PublicationID)))
 }
 
-// storeObserver watches the SQLite store's write transactions.
+// storeObserver watches the store's write transactions.
 type storeObserver struct{ t *telemetry }
 
-var _ sqlite.Observer = storeObserver{}
+var _ store.Observer = storeObserver{}
 
 // Committed counts the commit's time and writes, and makes it a span: a
 // child of its first writer's span, linked to the others'.
-func (o storeObserver) Committed(c sqlite.Commit) {
+func (o storeObserver) Committed(c store.Commit) {
 	t := o.t
 	t.commitDuration.WithLabelValues(c.Name).Observe(c.Duration.Seconds())
 	t.commitWrites.WithLabelValues(c.Name).Observe(float64(len(c.Writes)))
@@ -244,8 +244,8 @@ func (o storeObserver) Committed(c sqlite.Commit) {
 	if parent == nil {
 		return // no writer is traced
 	}
-	_, span := t.tracer.Start(parent, "sqlite.commit "+c.Name, trace.WithTimestamp(c.Start),
-		trace.WithLinks(links...), trace.WithAttributes(attribute.String("db.system.name", "sqlite"),
+	_, span := t.tracer.Start(parent, c.System+".commit "+c.Name, trace.WithTimestamp(c.Start),
+		trace.WithLinks(links...), trace.WithAttributes(attribute.String("db.system.name", c.System),
 			attribute.Int("db.writes", len(c.Writes))))
 	if c.Err != nil {
 		span.RecordError(c.Err)

@@ -208,6 +208,12 @@ func (w *Worker) Run(ctx context.Context) error {
 	// Store calls outlive ctx: a job finishing during shutdown still
 	// records its outcome.
 	storeCtx := context.WithoutCancel(ctx)
+	// A store shared by several processes wakes the lanes when another
+	// process enqueues (EnqueueWaker).
+	if ew, ok := w.store.(EnqueueWaker); ok {
+		stop := ew.WakeOnEnqueue(w.Notify)
+		defer stop()
+	}
 	var jobs, loops sync.WaitGroup
 	for _, l := range w.lanes {
 		if len(l.kinds) > 0 {

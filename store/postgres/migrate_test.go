@@ -1,0 +1,45 @@
+package postgres
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/promptcanvas/promptcanvas/internal/pgtest"
+)
+
+// Processes starting at once on a new database apply each migration once:
+// the advisory lock makes the others wait, then find it recorded.
+func TestMigrate_Concurrent(t *testing.T) {
+	dsn := pgtest.New(t)
+	ctx := context.Background()
+	const n = 4
+	dbs := make([]*DB, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { dbs[i], errs[i] = Open(ctx, dsn) })
+	}
+	wg.Wait()
+	for i := range n {
+		require.NoError(t, errs[i])
+		t.Cleanup(func() { dbs[i].Close() })
+	}
+	var applied, names int
+	require.NoError(t, dbs[0].pool.QueryRow(ctx, `SELECT COUNT(*), COUNT(DISTINCT name) FROM schema_migrations`).
+		Scan(&applied, &names))
+	embedded, err := migrationFS.ReadDir("migrations")
+	require.NoError(t, err)
+	assert.Equal(t, len(embedded), applied, "each migration recorded once")
+	assert.Equal(t, applied, names)
+
+	// Opening again applies nothing.
+	again, err := Open(ctx, dsn)
+	require.NoError(t, err)
+	defer again.Close()
+	require.NoError(t, again.pool.QueryRow(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&applied))
+	assert.Equal(t, len(embedded), applied)
+}
