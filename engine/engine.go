@@ -18,6 +18,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/retention"
 	"github.com/promptcanvas/promptcanvas/store"
+	"github.com/promptcanvas/promptcanvas/store/postgres"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
@@ -32,8 +33,8 @@ const outboxCheckTimeout = 10 * time.Second
 // Options configure an Engine. Store and Blobs are required; every other
 // zero field takes its default.
 type Options struct {
-	// Store persists everything. Open does not close it: OpenSQLite's
-	// Engine closes the store it opened.
+	// Store persists everything. Open does not close it: the Engine of
+	// OpenSQLite or OpenPostgres closes the store it opened.
 	Store store.Store
 	// Changes tells whether anything was committed since a cached value
 	// was built: the served-version and API-key caches serve an entry only
@@ -113,7 +114,7 @@ type Retention struct {
 
 // Engine is Prompt Canvas in-process: every service, built over one Store,
 // and the worker that does their background work. Build it with Open (or
-// OpenSQLite), call Run for the background work, and Close when done. The
+// OpenSQLite, OpenPostgres), call Run for the background work, and Close when done. The
 // services are safe for concurrent use; each reads the caller from its
 // context (canvas.NewContext).
 type Engine struct {
@@ -180,8 +181,15 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: metrics: %w", err)
 	}
-	if sdb, ok := db.(*sqlite.DB); ok && sdb.Observer == nil {
-		sdb.Observer = storeObserver{tel}
+	switch sdb := db.(type) {
+	case *sqlite.DB:
+		if sdb.Observer == nil {
+			sdb.Observer = storeObserver{tel}
+		}
+	case *postgres.DB:
+		if sdb.Observer == nil {
+			sdb.Observer = storeObserver{tel}
+		}
 	}
 	if ss, ok := db.(queue.StatsStore); ok {
 		if err := opts.Metrics.Register(newQueueCollector(tel, ss)); err != nil {
@@ -306,8 +314,8 @@ func (e *Engine) Run(ctx context.Context) error {
 }
 
 // Close stops a running Run and waits for it to return, then closes the
-// store when the Engine opened it (OpenSQLite). Close is safe to call more
-// than once.
+// store when the Engine opened it (OpenSQLite, OpenPostgres). Close is
+// safe to call more than once.
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	if e.closed {

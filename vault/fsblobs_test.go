@@ -1,7 +1,10 @@
 package vault_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"os"
@@ -15,7 +18,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/vault"
-	"github.com/promptcanvas/promptcanvas/vault/blobtest"
+	"github.com/promptcanvas/promptcanvas/vault/vaulttest"
 )
 
 // MustFSBlobs returns blob storage in a fresh temporary directory, and the
@@ -40,29 +43,39 @@ func dirNames(tb testing.TB, dir string) []string {
 	return names
 }
 
-func TestFSBlobs(t *testing.T) {
-	blobtest.Run(t, func(t *testing.T) vault.Blobs {
-		b, _ := MustFSBlobs(t)
-		return b
-	})
-}
-
-// TestFSBlobs_NothingLeftBehind checks what the conformance suite cannot
-// see: no temporary file stays in the directory, whether a Put succeeds or
-// fails.
-func TestFSBlobs_NothingLeftBehind(t *testing.T) {
+func TestFSBlobs_Put(t *testing.T) {
 	ctx := context.Background()
 	t.Run("OK", func(t *testing.T) {
 		b, dir := MustFSBlobs(t)
-		_, _, err := b.Put(ctx, "k1", strings.NewReader("hello, vault"), 1024)
+		data := []byte("hello, vault")
+		size, sum, err := b.Put(ctx, "k1", bytes.NewReader(data), 1024)
 		require.NoError(t, err)
+		want := sha256.Sum256(data)
+		assert.Equal(t, int64(len(data)), size)
+		assert.Equal(t, hex.EncodeToString(want[:]), sum)
 		assert.Equal(t, []string{"k1"}, dirNames(t, dir), "only the blob remains, no temporary file")
+
+		rc, err := b.Open(ctx, "k1")
+		require.NoError(t, err)
+		defer rc.Close()
+		got, err := io.ReadAll(rc)
+		require.NoError(t, err)
+		assert.Equal(t, data, got)
+	})
+	t.Run("ExactLimit", func(t *testing.T) {
+		b, _ := MustFSBlobs(t)
+		size, _, err := b.Put(ctx, "k", strings.NewReader("12345"), 5)
+		require.NoError(t, err)
+		assert.Equal(t, int64(5), size)
 	})
 	t.Run("TooLarge", func(t *testing.T) {
 		b, dir := MustFSBlobs(t)
 		_, _, err := b.Put(ctx, "k", strings.NewReader("123456"), 5)
+		require.Error(t, err)
 		assert.Equal(t, canvas.EPAYLOADTOOLARGE, canvas.ErrorCode(err))
-		assert.Empty(t, dirNames(t, dir))
+		assert.Empty(t, dirNames(t, dir), "nothing is left behind")
+		_, err = b.Open(ctx, "k")
+		assert.Equal(t, canvas.ENOTFOUND, canvas.ErrorCode(err))
 	})
 	t.Run("ReadError", func(t *testing.T) {
 		b, dir := MustFSBlobs(t)
@@ -71,22 +84,39 @@ func TestFSBlobs_NothingLeftBehind(t *testing.T) {
 		require.Error(t, err)
 		assert.Empty(t, dirNames(t, dir), "the temporary file is removed")
 	})
-	t.Run("Deleted", func(t *testing.T) {
+	t.Run("Cancelled", func(t *testing.T) {
 		b, dir := MustFSBlobs(t)
-		_, _, err := b.Put(ctx, "k", strings.NewReader("x"), 10)
-		require.NoError(t, err)
-		require.NoError(t, b.Delete(ctx, "k"))
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		_, _, err := b.Put(cctx, "k", strings.NewReader("data"), 1024)
+		require.ErrorIs(t, err, context.Canceled)
 		assert.Empty(t, dirNames(t, dir))
+	})
+	t.Run("BadKey", func(t *testing.T) {
+		b, _ := MustFSBlobs(t)
+		for _, key := range []string{"", "../escape", "a/b", ".hidden", ".."} {
+			_, _, err := b.Put(ctx, key, strings.NewReader("x"), 10)
+			assert.Equal(t, canvas.ENOTFOUND, canvas.ErrorCode(err), "key %q", key)
+		}
 	})
 }
 
-func TestFSBlobs_BadKey(t *testing.T) {
+func TestFSBlobs_Delete(t *testing.T) {
 	ctx := context.Background()
+	b, dir := MustFSBlobs(t)
+	_, _, err := b.Put(ctx, "k", strings.NewReader("x"), 10)
+	require.NoError(t, err)
+	require.NoError(t, b.Delete(ctx, "k"))
+	assert.Empty(t, dirNames(t, dir))
+	_, err = b.Open(ctx, "k")
+	assert.Equal(t, canvas.ENOTFOUND, canvas.ErrorCode(err))
+	assert.NoError(t, b.Delete(ctx, "k"), "deleting a missing key is not an error")
+}
+
+func TestFSBlobs_Open(t *testing.T) {
 	b, _ := MustFSBlobs(t)
-	for _, key := range []string{"", "../escape", "a/b", ".hidden", ".."} {
-		_, _, err := b.Put(ctx, key, strings.NewReader("x"), 10)
-		assert.Equal(t, canvas.ENOTFOUND, canvas.ErrorCode(err), "key %q", key)
-	}
+	_, err := b.Open(context.Background(), "missing")
+	assert.Equal(t, canvas.ENOTFOUND, canvas.ErrorCode(err))
 }
 
 // iotestErrReader fails every read.
@@ -94,11 +124,15 @@ type iotestErrReader struct{}
 
 func (iotestErrReader) Read([]byte) (int, error) { return 0, errors.New("connection reset") }
 
-func TestFSBlobs_DeletePrefix_NotAName(t *testing.T) {
+func TestFSBlobs_DeletePrefix(t *testing.T) {
 	ctx := context.Background()
 	b, dir := MustFSBlobs(t)
-	_, _, err := b.Put(ctx, "f2-a", strings.NewReader("x"), 10)
-	require.NoError(t, err)
+	for _, key := range []string{"f1-a", "f1-b", "f2-a"} {
+		_, _, err := b.Put(ctx, key, strings.NewReader(key), 10)
+		require.NoError(t, err)
+	}
+	require.NoError(t, b.DeletePrefix(ctx, "f1-"))
+	assert.Equal(t, []string{"f2-a"}, dirNames(t, dir))
 	for _, bad := range []string{"", "*", ".upload-", "../f2"} {
 		require.NoError(t, b.DeletePrefix(ctx, bad))
 	}
@@ -116,4 +150,11 @@ func TestNewFSBlobs_RemovesStaleTemp(t *testing.T) {
 	_, err := vault.NewFSBlobs(dir)
 	require.NoError(t, err)
 	assert.Equal(t, []string{".upload-fresh"}, dirNames(t, dir), "an upload in progress is left alone")
+}
+
+func TestFSBlobs_Conformance(t *testing.T) {
+	vaulttest.RunBlobs(t, func(t *testing.T) vault.Blobs {
+		b, _ := MustFSBlobs(t)
+		return b
+	})
 }

@@ -35,6 +35,9 @@ import (
 	"github.com/promptcanvas/promptcanvas/store"
 )
 
+// Compile-time check that DB implements the whole Store.
+var _ store.Store = (*DB)(nil)
+
 // DB is the Postgres store.
 type DB struct {
 	pool *pgxpool.Pool

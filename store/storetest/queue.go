@@ -199,7 +199,8 @@ func testQueue(t *testing.T, newStore func(t *testing.T) store.Store) {
 		require.Len(t, f.Claim("w1", 1, longLease, "a"), 1)
 		requireCode(t, canvas.ECONFLICT, f.s.RetryJob(f.ctx, queue.RetryJobParams{ID: j.ID, Owner: "w2", RunAt: time.Now(),
 			LastError: "nope"}))
-		runAt := time.Now().Add(time.Hour).UTC()
+		// A store keeps instants to the microsecond (Postgres's precision).
+		runAt := time.Now().Add(time.Hour).UTC().Truncate(time.Microsecond)
 		require.NoError(t, f.s.RetryJob(f.ctx, queue.RetryJobParams{ID: j.ID, Owner: "w1", RunAt: runAt,
 			LastError: "provider timed out"}))
 		got := f.GetJob(j.ID)

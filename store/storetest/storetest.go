@@ -3,7 +3,8 @@
 //
 // Each behaviour is a parallel subtest on a fresh store, named after what
 // it checks; errors are checked by code with canvas.ErrorCode, never by
-// message text.
+// message text. Instants are compared to the microsecond, the precision
+// every store keeps (Postgres's).
 package storetest
 
 import (

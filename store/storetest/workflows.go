@@ -86,7 +86,7 @@ func testWorkflows(t *testing.T, newStore func(t *testing.T) store.Store) {
 		r.WebhookURL = "https://example.com/hook"
 		r.ForwardHeaders = []webhook.Header{{Name: "tenant", Value: "t1"}}
 		r.ApplicationID = "app-1"
-		started := time.Date(2030, 5, 6, 7, 8, 9, 123456789, time.UTC)
+		started := time.Date(2030, 5, 6, 7, 8, 9, 123456000, time.UTC) // stores keep microseconds
 		done := started.Add(time.Second)
 		r.Steps[0].Status, r.Steps[0].StartedAt, r.Steps[0].CompletedAt = workflow.StepCompleted, &started, &done
 		r.Steps[0].Input = json.RawMessage(`{"topic":"owls"}`)

@@ -14,7 +14,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/internal/s3test"
 	"github.com/promptcanvas/promptcanvas/vault"
-	"github.com/promptcanvas/promptcanvas/vault/blobtest"
+	"github.com/promptcanvas/promptcanvas/vault/vaulttest"
 	"github.com/promptcanvas/promptcanvas/vault/bucketblobs"
 )
 
@@ -33,7 +33,7 @@ func TestBlobs(t *testing.T) {
 	s3test.SetCredentials(t)
 	srv := s3test.Start(t)
 	var n atomic.Int64
-	blobtest.Run(t, func(t *testing.T) vault.Blobs {
+	vaulttest.RunBlobs(t, func(t *testing.T) vault.Blobs {
 		name := fmt.Sprintf("bucket-%d", n.Add(1))
 		srv.CreateBucket(t, name)
 		return MustOpen(t, srv.URL(name))

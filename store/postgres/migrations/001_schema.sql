@@ -6,6 +6,10 @@
 --   - Timestamps are timestamptz (SQLite: fixed-width UTC text). Postgres
 --     keeps microseconds; the store truncates every instant it writes to
 --     the microsecond, so what a call returns is what a read returns.
+--   - Names that lists are ordered by (environments.name,
+--     test_case_tags.name) and jobs.id, the claim's last tie-break, are
+--     COLLATE "C": byte order, as SQLite sorts, whatever the database's
+--     locale.
 --   - Flags are boolean (SQLite: INTEGER 0/1); counters and sizes bigint.
 --   - JSON columns are text holding the exact JSON bytes written (as in
 --     SQLite), so that a payload reads back byte for byte (webhook bodies
@@ -129,7 +133,7 @@ CREATE INDEX messages_version ON messages (version_id, idx, created_at) WHERE de
 CREATE TABLE environments (
 	id           text PRIMARY KEY,
 	canvas_id    text NOT NULL REFERENCES canvases (id),
-	name         text NOT NULL,
+	name         text COLLATE "C" NOT NULL,
 	is_system    boolean NOT NULL DEFAULT false,
 	last_seq     bigint NOT NULL DEFAULT 0,
 	created_by   text NOT NULL,
@@ -161,7 +165,7 @@ CREATE INDEX publications_active_version ON publications (version_id) WHERE is_a
 -- delivery log row a job sends (NULL for every other job); trace is the
 -- W3C traceparent of the work that enqueued it.
 CREATE TABLE jobs (
-	id           text PRIMARY KEY,
+	id           text COLLATE "C" PRIMARY KEY,
 	workspace_id text NOT NULL DEFAULT '',
 	kind         text NOT NULL,
 	ref_id       text NOT NULL DEFAULT '',
@@ -288,7 +292,7 @@ CREATE TABLE test_case_tags (
 	id           text PRIMARY KEY,
 	workspace_id text NOT NULL REFERENCES workspaces (id),
 	prompt_id    text NOT NULL REFERENCES canvases (id),
-	name         text NOT NULL,
+	name         text COLLATE "C" NOT NULL,
 	color        text NOT NULL,
 	created_at   timestamptz NOT NULL,
 	updated_at   timestamptz NOT NULL,

@@ -1,0 +1,312 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/queue"
+)
+
+// Compile-time check that DB implements the queue's Store.
+var _ queue.Store = (*DB)(nil)
+
+// jobCols are the columns scanJob reads, in order, from jobs.
+const jobCols = `id, workspace_id, kind, ref_id, payload, status, attempts, max_attempts, run_at,
+	COALESCE(lease_owner, ''), lease_until, last_error, trace, created_at, updated_at`
+
+func scanJob(r scanner) (*queue.Job, error) {
+	var j queue.Job
+	return &j, r.Scan(&j.ID, &j.WorkspaceID, &j.Kind, &j.RefID, rawCol{&j.Payload}, &j.Status, &j.Attempts,
+		&j.MaxAttempts, &j.RunAt, &j.LeaseOwner, &j.LeaseUntil, &j.LastError, &j.Trace, &j.CreatedAt, &j.UpdatedAt)
+}
+
+// jobTrace returns the trace context to record with a job enqueued under
+// ctx.
+func (db *DB) jobTrace(ctx context.Context, own string) string {
+	if own != "" || db.Observer == nil {
+		return own
+	}
+	return db.Observer.JobTrace(ctx)
+}
+
+// insertJob writes j inside tx, so that a record and the job that serves it
+// commit together. It sets ID when empty, Status queued, Attempts 0, RunAt
+// tx.now when zero, MaxAttempts queue.DefaultMaxAttempts when zero, and the
+// timestamps; a job without a Kind is VALIDATION. A job due now notifies
+// the workers of every process at the commit (notify.go).
+func insertJob(ctx context.Context, tx *Tx, j *queue.Job) error {
+	return insertJobOf(ctx, tx, j, "")
+}
+
+// insertJobOf is insertJob for a job that sends the delivery deliveryID
+// (none when empty), which it records as the job's delivery_id: the
+// delivery's log row ends with the job.
+func insertJobOf(ctx context.Context, tx *Tx, j *queue.Job, deliveryID string) error {
+	if j.Kind == "" {
+		return canvas.Invalid("A job needs a kind.", canvas.Detail{Path: "/kind", Message: "required"})
+	}
+	if j.ID == "" {
+		j.ID = tx.db.NewID()
+	}
+	if j.RunAt.IsZero() {
+		j.RunAt = tx.now
+	}
+	if j.MaxAttempts <= 0 {
+		j.MaxAttempts = queue.DefaultMaxAttempts
+	}
+	j.RunAt = instant(j.RunAt)
+	j.Status, j.Attempts, j.LeaseOwner, j.LeaseUntil, j.LastError = queue.StatusQueued, 0, "", nil, ""
+	j.CreatedAt, j.UpdatedAt = tx.now, tx.now
+	j.Trace = tx.db.jobTrace(ctx, j.Trace)
+	var delivery any
+	if deliveryID != "" {
+		delivery = deliveryID
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO jobs (id, workspace_id, kind, ref_id, payload, status, attempts,
+		max_attempts, run_at, last_error, created_at, updated_at, delivery_id, trace)
+		VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8, '', $9, $9, $10, $11)`,
+		j.ID, j.WorkspaceID, j.Kind, j.RefID, nullRaw(j.Payload), j.Status, j.MaxAttempts,
+		j.RunAt, tx.now, delivery, j.Trace); err != nil {
+		return translate(err)
+	}
+	if !j.RunAt.After(tx.now) {
+		return notifyJob(ctx, tx)
+	}
+	return nil
+}
+
+// EnqueueJob inserts a job by itself; see insertJob for the defaults.
+func (db *DB) EnqueueJob(ctx context.Context, j *queue.Job) error {
+	return db.write(ctx, func(tx *Tx) error { return insertJob(ctx, tx, j) })
+}
+
+// Statements of the claim. A job is due when it is queued and its run_at
+// has come, or running with an expired lease. qDueQueued and qDueExpired
+// each read one set of due jobs in the claim's order from its partial index
+// and lock them, skipping the rows another claim holds (FOR UPDATE SKIP
+// LOCKED), so that concurrent claims, in any processes, never take one job
+// twice and never wait for each other; a row another claim committed
+// meanwhile no longer passes the test when it is locked, and is skipped.
+// ClaimJobs merges the two.
+const (
+	qExhaust = `UPDATE jobs SET status = 'failed', last_error = 'lease expired after ' || attempts || ' attempts',
+		lease_owner = NULL, lease_until = NULL, updated_at = $1
+		WHERE id IN (SELECT id FROM jobs WHERE status = 'running' AND lease_until < $1 AND attempts >= max_attempts
+			FOR UPDATE SKIP LOCKED)`
+	qAnyDue = `SELECT EXISTS (SELECT 1 FROM jobs WHERE status = 'queued' AND run_at <= $1)
+		OR EXISTS (SELECT 1 FROM jobs WHERE status = 'running' AND lease_until < $1)`
+	qDueQueued = `SELECT id, run_at, created_at FROM jobs
+		WHERE status = 'queued' AND run_at <= $1 AND kind = ANY($2)
+		ORDER BY run_at, created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED`
+	qDueExpired = `SELECT id, run_at, created_at FROM jobs
+		WHERE status = 'running' AND lease_until < $1 AND kind = ANY($2)
+		ORDER BY run_at, created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED`
+	qClaim = `UPDATE jobs SET status = 'running', lease_owner = $1, lease_until = $2, attempts = attempts + 1,
+		updated_at = $3
+		WHERE id = ANY($4)
+		AND ((status = 'queued' AND run_at <= $3) OR (status = 'running' AND lease_until < $3))
+		RETURNING ` + jobCols
+)
+
+// dueJob is a due job's place in the claim's order.
+type dueJob struct {
+	id               string
+	runAt, createdAt time.Time
+}
+
+func (a dueJob) before(b dueJob) bool {
+	if !a.runAt.Equal(b.runAt) {
+		return a.runAt.Before(b.runAt)
+	}
+	if !a.createdAt.Equal(b.createdAt) {
+		return a.createdAt.Before(b.createdAt)
+	}
+	return a.id < b.id
+}
+
+// dueJobs runs qDueQueued or qDueExpired inside tx.
+func dueJobs(ctx context.Context, tx *Tx, q string, kinds []string, n int) ([]dueJob, error) {
+	rows, err := tx.Query(ctx, q, tx.now, kinds, n)
+	return rowsOf(rows, err, func(r pgx.Rows) (dueJob, error) {
+		var j dueJob
+		return j, r.Scan(&j.id, &j.runAt, &j.createdAt)
+	})
+}
+
+// oldestDue merges a and b, each in the claim's order, and returns the ids
+// of the first n.
+func oldestDue(a, b []dueJob, n int) []string {
+	out := make([]string, 0, min(n, len(a)+len(b)))
+	for len(out) < n && (len(a) > 0 || len(b) > 0) {
+		if len(b) == 0 || (len(a) > 0 && a[0].before(b[0])) {
+			out, a = append(out, a[0].id), a[1:]
+		} else {
+			out, b = append(out, b[0].id), b[1:]
+		}
+	}
+	return out
+}
+
+// ClaimJobs leases up to n due jobs of kinds to owner until now+lease. When
+// a read finds no job due of any kind it returns at once; otherwise, in one
+// write transaction, running jobs whose lease expired after their last
+// allowed attempt are failed first ("lease expired after N attempts"), then
+// the oldest due jobs are claimed, each claim incrementing Attempts. The
+// result is ordered by RunAt, oldest first.
+func (db *DB) ClaimJobs(ctx context.Context, owner string, kinds []string, n int, lease time.Duration) ([]*queue.Job, error) {
+	if owner == "" {
+		return nil, canvas.Invalid("A claim needs an owner.", canvas.Detail{Path: "/owner", Message: "required"})
+	}
+	if n <= 0 || len(kinds) == 0 {
+		return []*queue.Job{}, nil
+	}
+	// An idle poll is one read.
+	var anyDue bool
+	if err := db.pool.QueryRow(ctx, qAnyDue, instant(db.Now())).Scan(&anyDue); err != nil {
+		return nil, err
+	} else if !anyDue {
+		return []*queue.Job{}, nil
+	}
+	var jobs []*queue.Job
+	err := db.write(ctx, func(tx *Tx) error {
+		if _, err := tx.Exec(ctx, qExhaust, tx.now); err != nil {
+			return err
+		}
+		queued, err := dueJobs(ctx, tx, qDueQueued, kinds, n)
+		if err != nil {
+			return err
+		}
+		expired, err := dueJobs(ctx, tx, qDueExpired, kinds, n)
+		if err != nil {
+			return err
+		}
+		due := oldestDue(queued, expired, n)
+		if len(due) == 0 {
+			jobs = []*queue.Job{}
+			return nil // commits what qExhaust failed
+		}
+		rows, err := tx.Query(ctx, qClaim, owner, instant(tx.now.Add(lease)), tx.now, due)
+		jobs, err = rowsOf(rows, err, func(r pgx.Rows) (*queue.Job, error) { return scanJob(r) })
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(jobs, func(a, b int) bool {
+		if !jobs[a].RunAt.Equal(jobs[b].RunAt) {
+			return jobs[a].RunAt.Before(jobs[b].RunAt)
+		}
+		if !jobs[a].CreatedAt.Equal(jobs[b].CreatedAt) {
+			return jobs[a].CreatedAt.Before(jobs[b].CreatedAt)
+		}
+		return jobs[a].ID < jobs[b].ID
+	})
+	return jobs, nil
+}
+
+// leased runs, in its own transaction, an UPDATE of the running job id
+// whose lease owner holds; the statement's parameters are id ($1), owner
+// ($2), the transaction's time ($3), then extra(now) when extra is not
+// nil. When no row changed the job is NOT_FOUND if it does not exist and
+// CONFLICT otherwise: its lease was lost. notify makes the commit wake the
+// workers (the job is due again).
+func (db *DB) leased(ctx context.Context, set, id, owner string, extra func(now time.Time) []any, notify func(now time.Time) bool) error {
+	return db.write(ctx, func(tx *Tx) error {
+		args := []any{id, owner, tx.now}
+		if extra != nil {
+			args = append(args, extra(tx.now)...)
+		}
+		tag, err := tx.Exec(ctx, `UPDATE jobs SET `+set+` WHERE id = $1 AND lease_owner = $2 AND status = 'running'`, args...)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			var exists bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM jobs WHERE id = $1)`, id).Scan(&exists); err != nil {
+				return err
+			} else if !exists {
+				return canvas.NotFound("job")
+			}
+			return canvas.Errorf(canvas.ECONFLICT, "The lease of job %s is not held by %s.", id, owner)
+		}
+		if notify != nil && notify(tx.now) {
+			return notifyJob(ctx, tx)
+		}
+		return nil
+	})
+}
+
+// HeartbeatJob extends owner's lease to now+lease.
+func (db *DB) HeartbeatJob(ctx context.Context, id, owner string, lease time.Duration) error {
+	return db.leased(ctx, `lease_until = $4, updated_at = $3`, id, owner, func(now time.Time) []any {
+		return []any{instant(now.Add(lease))}
+	}, nil)
+}
+
+// CompleteJob marks the job succeeded and clears its lease.
+func (db *DB) CompleteJob(ctx context.Context, id, owner string) error {
+	return db.leased(ctx, `status = 'succeeded', lease_owner = NULL, lease_until = NULL, updated_at = $3`, id, owner, nil, nil)
+}
+
+// RetryJob queues the job again, due at p.RunAt, recording p.LastError.
+func (db *DB) RetryJob(ctx context.Context, p queue.RetryJobParams) error {
+	runAt := instant(p.RunAt)
+	return db.leased(ctx, `status = 'queued', run_at = $4, last_error = $5, lease_owner = NULL,
+		lease_until = NULL, updated_at = $3`, p.ID, p.Owner, func(time.Time) []any {
+		return []any{runAt, p.LastError}
+	}, func(now time.Time) bool { return !runAt.After(now) })
+}
+
+// FailJob marks the job failed for good, recording p.LastError.
+func (db *DB) FailJob(ctx context.Context, p queue.FailJobParams) error {
+	return db.leased(ctx, `status = 'failed', last_error = $4, lease_owner = NULL, lease_until = NULL,
+		updated_at = $3`, p.ID, p.Owner, func(time.Time) []any { return []any{p.LastError} }, nil)
+}
+
+// ReleaseJob queues the job again, due now, and takes back the claim's
+// attempt; the commit wakes the workers of every process.
+func (db *DB) ReleaseJob(ctx context.Context, id, owner string) error {
+	return db.leased(ctx, `status = 'queued', run_at = $3, attempts = GREATEST(attempts - 1, 0), lease_owner = NULL,
+		lease_until = NULL, updated_at = $3`, id, owner, nil, func(time.Time) bool { return true })
+}
+
+// CancelJobs cancels every queued or running job serving refID and returns
+// how many it cancelled; an empty refID cancels nothing.
+func (db *DB) CancelJobs(ctx context.Context, refID string) (int, error) {
+	if refID == "" {
+		return 0, nil
+	}
+	var n int
+	err := db.write(ctx, func(tx *Tx) error {
+		var err error
+		n, err = cancelJobs(ctx, tx, refID)
+		return err
+	})
+	return n, err
+}
+
+// cancelJobs cancels, inside tx, every queued or running job serving refID
+// and returns how many it cancelled, so that a record's own state change
+// and the cancellation of its jobs commit together.
+func cancelJobs(ctx context.Context, tx *Tx, refID string) (int, error) {
+	tag, err := tx.Exec(ctx, `UPDATE jobs SET status = 'cancelled', lease_owner = NULL, lease_until = NULL,
+		updated_at = $1 WHERE ref_id = $2 AND status IN ('queued', 'running')`, tx.now, refID)
+	if err != nil {
+		return 0, err
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// GetJob returns a job by id.
+func (db *DB) GetJob(ctx context.Context, id string) (*queue.Job, error) {
+	j, err := scanJob(db.pool.QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, canvas.NotFound("job")
+	}
+	return j, err
+}

@@ -1,0 +1,333 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/env"
+)
+
+// promotedExpr is true when version v is the active publication of its
+// canvas' production environment: promoted and production are one fact.
+const promotedExpr = `EXISTS (SELECT 1 FROM publications pp JOIN environments pe ON pe.id = pp.environment_id
+	WHERE pp.version_id = v.id AND pp.is_active AND pe.is_system AND pe.name = 'production')`
+
+// versionCols are the columns scanVersion reads, in order, from versions v
+// joined with canvases c.
+const versionCols = `v.id, v.canvas_id, v.title, v.title_locked, v.configuration, v.variables, v.draft,
+	v.origin_version_id, c.workspace_id, v.workflow_spec, v.graph, v.is_workflow, v.created_by,
+	v.updated_by, v.deleted_by, v.created_at, v.updated_at, v.deleted_at, v.version_index,
+	c.custom_tags, ` + promotedExpr
+
+func scanVersion(r scanner) (*canvas.Version, error) {
+	var v canvas.Version
+	err := r.Scan(&v.ID, &v.PromptID, &v.Title, &v.TitleLocked, jsonCol{&v.Configuration}, jsonCol{&v.Variables},
+		&v.Draft, &v.OriginVersionID, &v.WorkspaceID, rawCol{&v.WorkflowSpec}, rawCol{&v.Graph}, &v.IsWorkflow,
+		&v.CreatedBy, &v.UpdatedBy, &v.DeletedBy, &v.CreatedAt, &v.UpdatedAt, &v.DeletedAt, &v.VersionIndex,
+		jsonCol{&v.PromptCustomTags}, &v.Promoted)
+	v.Variables = orEmpty(v.Variables)
+	v.PromptCustomTags = orEmpty(v.PromptCustomTags)
+	return &v, err
+}
+
+// versionsQuery selects the live versions of live canvases of the
+// workspace $1 that cond (whose parameters start at $2) selects, in
+// history order.
+func versionsQuery(cond string) string {
+	return `SELECT ` + versionCols + ` FROM versions v JOIN canvases c ON c.id = v.canvas_id
+		WHERE c.workspace_id = $1 AND c.deleted_at IS NULL AND v.deleted_at IS NULL AND (` + cond + `)
+		ORDER BY v.canvas_id, v.version_index`
+}
+
+// qMessagesOfVersions reads the live messages of a list of versions.
+const qMessagesOfVersions = `SELECT ` + messageCols + ` FROM messages m
+	WHERE m.version_id = ANY($1) AND m.deleted_at IS NULL
+	ORDER BY m.idx, m.created_at, m.id`
+
+// queryVersions returns the live versions of live canvases of the workspace
+// that cond selects, in history order, each with its live messages: two
+// queries whatever the number of versions.
+func queryVersions(ctx context.Context, tx *Tx, workspaceID, cond string, args ...any) ([]*canvas.Version, error) {
+	rows, err := tx.Query(ctx, versionsQuery(cond), append([]any{workspaceID}, args...)...)
+	versions, err := rowsOf(rows, err, func(r pgx.Rows) (*canvas.Version, error) { return scanVersion(r) })
+	if err != nil || len(versions) == 0 {
+		return versions, err
+	}
+	versionIDs := make([]string, len(versions))
+	byID := make(map[string]*canvas.Version, len(versions))
+	for i, v := range versions {
+		versionIDs[i] = v.ID
+		byID[v.ID] = v
+	}
+	rows, err = tx.Query(ctx, qMessagesOfVersions, versionIDs)
+	messages, err := rowsOf(rows, err, func(r pgx.Rows) (*canvas.Message, error) { return scanMessage(r) })
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range messages {
+		v := byID[m.PromptVersionID]
+		v.Messages = append(v.Messages, *m)
+	}
+	for _, v := range versions {
+		fillPrompt(v)
+	}
+	return versions, nil
+}
+
+// fillPrompt sets Message to the first message, and Content and
+// MarkdownContent from the prompt message, or nil without one.
+func fillPrompt(v *canvas.Version) {
+	v.Messages = orEmpty(v.Messages)
+	v.Message, v.Content, v.MarkdownContent = nil, nil, nil
+	if len(v.Messages) > 0 {
+		m := v.Messages[0]
+		v.Message = &m
+	}
+	if p := v.Prompt(); p != nil {
+		content := p.Content
+		v.Content, v.MarkdownContent = &content, p.MarkdownContent
+	}
+}
+
+// getVersion returns one live version, filled.
+func getVersion(ctx context.Context, tx *Tx, workspaceID, id string) (*canvas.Version, error) {
+	list, err := queryVersions(ctx, tx, workspaceID, "v.id = $2", id)
+	if err != nil {
+		return nil, err
+	} else if len(list) == 0 {
+		return nil, canvas.NotFound("version")
+	}
+	return list[0], nil
+}
+
+// CreateVersion inserts v and v.Messages in one transaction into a live
+// canvas, assigns v.VersionIndex from the canvas' counter, sets ids (when
+// empty) and timestamps, and fills v as GetVersion does. A client-supplied
+// message id already in use is CONFLICT; OriginVersionID, when set, must be
+// a live version of the same canvas. An empty title becomes "Version N", N
+// being the assigned VersionIndex.
+func (db *DB) CreateVersion(ctx context.Context, v *canvas.Version) error {
+	config, err := json.Marshal(v.Configuration)
+	if err != nil {
+		return err
+	}
+	variables, err := jsonText(orEmpty(v.Variables))
+	if err != nil {
+		return err
+	}
+	in := *v
+	in.Messages = append([]canvas.Message(nil), v.Messages...)
+	var created *canvas.Version
+	err = db.write(ctx, func(tx *Tx) error {
+		*v = in // a retried attempt starts from what the caller gave
+		v.Messages = append([]canvas.Message(nil), in.Messages...)
+		var index int
+		// The canvas's row lock orders concurrent creations.
+		err := tx.QueryRow(ctx, `UPDATE canvases SET version_seq = version_seq + 1
+			WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL RETURNING version_seq`,
+			v.PromptID, v.WorkspaceID).Scan(&index)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return canvas.NotFound("canvas")
+		} else if err != nil {
+			return err
+		}
+		if v.OriginVersionID != nil {
+			var ok bool
+			if err := tx.QueryRow(ctx, qVersionOfCanvas, *v.OriginVersionID, v.PromptID).Scan(&ok); err != nil {
+				return err
+			} else if !ok {
+				return canvas.NotFound("origin version")
+			}
+		}
+		if v.ID == "" {
+			v.ID = db.NewID()
+		}
+		if v.Title == "" {
+			v.Title = fmt.Sprintf("Version %d", index)
+		}
+		if v.UpdatedBy == "" {
+			v.UpdatedBy = v.CreatedBy
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO versions (id, canvas_id, version_index, title, title_locked,
+			configuration, variables, draft, origin_version_id, workflow_spec, graph, is_workflow, created_by,
+			updated_by, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)`,
+			v.ID, v.PromptID, index, v.Title, v.TitleLocked, string(config), variables, v.Draft,
+			nullString(v.OriginVersionID), nullRaw(v.WorkflowSpec), nullRaw(v.Graph), v.IsWorkflow,
+			v.CreatedBy, v.UpdatedBy, tx.now); err != nil {
+			return translate(err)
+		}
+		for i := range v.Messages {
+			m := &v.Messages[i]
+			m.PromptVersionID = v.ID
+			if m.CreatedBy == "" {
+				m.CreatedBy = v.CreatedBy
+			}
+			if err := insertMessage(ctx, tx, m); err != nil {
+				return err
+			}
+		}
+		created, err = getVersion(ctx, tx, v.WorkspaceID, v.ID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	*v = *created
+	return nil
+}
+
+// GetVersion returns a live version of a live canvas, filled: messages,
+// message, content, promoted, versionIndex and promptCustomTags.
+func (db *DB) GetVersion(ctx context.Context, workspaceID, id string) (*canvas.Version, error) {
+	var v *canvas.Version
+	err := db.read(ctx, func(tx *Tx) error {
+		var err error
+		v, err = getVersion(ctx, tx, workspaceID, id)
+		return err
+	})
+	return v, err
+}
+
+// ListVersions returns the live versions of a live canvas in history order,
+// filled as GetVersion fills them.
+func (db *DB) ListVersions(ctx context.Context, workspaceID, canvasID string) ([]*canvas.Version, error) {
+	var list []*canvas.Version
+	err := db.read(ctx, func(tx *Tx) error {
+		if err := checkCanvas(ctx, tx, workspaceID, canvasID); err != nil {
+			return err
+		}
+		var err error
+		list, err = queryVersions(ctx, tx, workspaceID, "v.canvas_id = $2", canvasID)
+		return err
+	})
+	return list, err
+}
+
+// versionRow returns the canvas and stored configuration of a live version
+// of a live canvas of the workspace.
+func versionRow(ctx context.Context, tx *Tx, workspaceID, id string) (canvasID, config string, err error) {
+	err = tx.QueryRow(ctx, `SELECT v.canvas_id, v.configuration FROM versions v JOIN canvases c ON c.id = v.canvas_id
+		WHERE v.id = $1 AND c.workspace_id = $2 AND c.deleted_at IS NULL AND v.deleted_at IS NULL`,
+		id, workspaceID).Scan(&canvasID, &config)
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = canvas.NotFound("version")
+	}
+	return canvasID, config, err
+}
+
+// UpdateVersion applies upd in one transaction and returns the version.
+// ConfigurationPatch is merged into the stored configuration (RFC 7386);
+// Messages replaces the live messages (a given id of one of them updates it
+// in place, the others are soft-deleted); Content and MarkdownContent then
+// write the prompt message, creating it when missing; Promoted true
+// publishes the version to production with the same step Publish takes,
+// and false ends its production publication when it has one.
+func (db *DB) UpdateVersion(ctx context.Context, p canvas.UpdateVersionParams) (*canvas.Version, error) {
+	workspaceID, id, upd, by := p.WorkspaceID, p.ID, p.Update, p.By
+	var out *canvas.Version
+	err := db.write(ctx, func(tx *Tx) error {
+		canvasID, config, err := versionRow(ctx, tx, workspaceID, id)
+		if err != nil {
+			return err
+		}
+		var set setList
+		set.add("updated_by", by)
+		set.add("updated_at", tx.now)
+		if upd.Title != nil {
+			set.add("title", *upd.Title)
+		}
+		if upd.Draft != nil {
+			set.add("draft", *upd.Draft)
+		}
+		if upd.Variables != nil {
+			variables, err := jsonText(orEmpty(*upd.Variables))
+			if err != nil {
+				return err
+			}
+			set.add("variables", variables)
+		}
+		if len(upd.ConfigurationPatch) > 0 {
+			merged, err := mergeConfiguration(config, upd.ConfigurationPatch)
+			if err != nil {
+				return err
+			}
+			set.add("configuration", merged)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE versions SET `+set.sql()+` WHERE id = `+set.args.add(id), set.args...); err != nil {
+			return translate(err)
+		}
+		if upd.Messages != nil {
+			if err := replaceMessages(ctx, tx, id, *upd.Messages, by); err != nil {
+				return err
+			}
+		}
+		if upd.Content != nil || upd.MarkdownContent != nil {
+			if err := writePrompt(ctx, tx, id, upd.Content, upd.MarkdownContent, by); err != nil {
+				return err
+			}
+		}
+		switch {
+		case upd.Promoted == nil:
+		case *upd.Promoted:
+			if _, _, err := publishTx(ctx, tx, env.PublishParams{
+				WorkspaceID: workspaceID, CanvasID: canvasID, EnvName: env.Production, VersionID: id, By: by,
+			}); err != nil {
+				return err
+			}
+		default:
+			if err := unpublishProduction(ctx, tx, canvasID, id); err != nil {
+				return err
+			}
+		}
+		out, err = getVersion(ctx, tx, workspaceID, id)
+		return err
+	})
+	return out, err
+}
+
+// mergeConfiguration applies a merge patch to a stored configuration and
+// returns the new stored form; a result that is not a configuration is
+// VALIDATION.
+func mergeConfiguration(stored string, patch json.RawMessage) (string, error) {
+	merged, err := canvas.MergePatch(json.RawMessage(stored), patch)
+	if err != nil {
+		return "", canvas.Invalid("Invalid configuration.", canvas.Detail{Path: "/json/configuration", Message: err.Error()})
+	}
+	var c canvas.Configuration
+	if err := json.Unmarshal(merged, &c); err != nil {
+		return "", canvas.Invalid("Invalid configuration.", canvas.Detail{Path: "/json/configuration", Message: err.Error()})
+	}
+	b, err := json.Marshal(c)
+	return string(b), err
+}
+
+// DeleteVersion soft-deletes a live version; a version that is the active
+// publication of any environment is CONFLICT.
+func (db *DB) DeleteVersion(ctx context.Context, p canvas.DeleteVersionParams) error {
+	workspaceID, id, by := p.WorkspaceID, p.ID, p.By
+	return db.write(ctx, func(tx *Tx) error {
+		// The version's row is locked first, so that a publish of it (which
+		// reads it FOR SHARE) either commits before this check or waits.
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM versions WHERE id = $1 FOR UPDATE`, id); err != nil {
+			return err
+		}
+		if _, _, err := versionRow(ctx, tx, workspaceID, id); err != nil {
+			return err
+		}
+		var published bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM publications WHERE version_id = $1 AND is_active)`,
+			id).Scan(&published); err != nil {
+			return err
+		} else if published {
+			return canvas.Errorf(canvas.ECONFLICT, "The version is published to an environment; publish another version there first.")
+		}
+		_, err := tx.Exec(ctx, `UPDATE versions SET deleted_at = $1, deleted_by = $2, updated_at = $1, updated_by = $2 WHERE id = $3`,
+			tx.now, by, id)
+		return err
+	})
+}
