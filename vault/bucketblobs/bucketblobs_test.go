@@ -14,8 +14,8 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/internal/s3test"
 	"github.com/promptcanvas/promptcanvas/vault"
-	"github.com/promptcanvas/promptcanvas/vault/vaulttest"
 	"github.com/promptcanvas/promptcanvas/vault/bucketblobs"
+	"github.com/promptcanvas/promptcanvas/vault/vaulttest"
 )
 
 // MustOpen opens the bucket of url and registers its Close.
