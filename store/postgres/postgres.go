@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,13 +56,23 @@ type DB struct {
 	NewID func() string
 }
 
+// DefaultMaxConns is the size of the connection pool when the connection
+// string does not set pool_max_conns. A connection is held only for a
+// statement or a transaction, never while a model or a webhook answers.
+const DefaultMaxConns = 16
+
 // Open connects to the database dsn names (a postgres:// URL or a
 // key=value connection string; pool settings such as pool_max_conns are
-// read from it) and applies every pending migration.
+// read from it) and applies every pending migration. Besides the pool, a
+// DB holds one connection while a worker is subscribed to wake-ups
+// (WakeOnEnqueue).
 func Open(ctx context.Context, dsn string) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if !strings.Contains(dsn, "pool_max_conns") {
+		cfg.MaxConns = DefaultMaxConns
 	}
 	cfg.AfterConnect = afterConnect
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -124,16 +135,10 @@ const maxAttempts = 5
 // read once per attempt; fn may run more than once (after a serialization
 // failure or a deadlock, which roll everything back), so it must leave
 // nothing behind but what it writes through tx and what it sets on the
-// values it was given.
+// values it was given. Each commit is reported to the Observer.
 func (db *DB) write(ctx context.Context, fn func(tx *Tx) error) error {
-	var err error
 	for attempt := 1; ; attempt++ {
-		begun := time.Now()
-		err = db.runTx(ctx, pgx.TxOptions{}, fn)
-		if o := db.Observer; o != nil {
-			o.Committed(store.Commit{System: "postgresql", Name: "write", Writes: []context.Context{ctx},
-				Start: begun, Duration: time.Since(begun), Err: err})
-		}
+		err := db.runTx(ctx, pgx.TxOptions{}, true, fn)
 		if !retryable(err) || attempt == maxAttempts || ctx.Err() != nil {
 			return err
 		}
@@ -142,9 +147,8 @@ func (db *DB) write(ctx context.Context, fn func(tx *Tx) error) error {
 
 // read runs fn in a read-only transaction of one snapshot.
 func (db *DB) read(ctx context.Context, fn func(tx *Tx) error) error {
-	var err error
 	for attempt := 1; ; attempt++ {
-		err = db.runTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+		err := db.runTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, false, fn)
 		if !retryable(err) || attempt == maxAttempts || ctx.Err() != nil {
 			return err
 		}
@@ -152,8 +156,9 @@ func (db *DB) read(ctx context.Context, fn func(tx *Tx) error) error {
 }
 
 // runTx runs fn in one transaction of opts and commits it when fn
-// succeeds.
-func (db *DB) runTx(ctx context.Context, opts pgx.TxOptions, fn func(tx *Tx) error) error {
+// succeeds; observe reports the commit to the Observer.
+func (db *DB) runTx(ctx context.Context, opts pgx.TxOptions, observe bool, fn func(tx *Tx) error) error {
+	begun := time.Now()
 	ptx, err := db.pool.BeginTx(ctx, opts)
 	if err != nil {
 		return translate(err)
@@ -163,7 +168,12 @@ func (db *DB) runTx(ctx context.Context, opts pgx.TxOptions, fn func(tx *Tx) err
 		rollback(ptx)
 		return err
 	}
-	return translate(ptx.Commit(ctx))
+	err = translate(ptx.Commit(ctx))
+	if o := db.Observer; o != nil && observe {
+		o.Committed(store.Commit{System: "postgresql", Name: "write", Writes: []context.Context{ctx},
+			Start: begun, Duration: time.Since(begun), Err: err})
+	}
+	return err
 }
 
 // rollback rolls ptx back with a context of its own, so that a cancelled

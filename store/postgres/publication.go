@@ -83,17 +83,20 @@ func publishTx(ctx context.Context, tx *Tx, p env.PublishParams) (*env.Publicati
 	if err != nil {
 		return nil, false, err
 	}
-	var locked string
-	if err := tx.QueryRow(ctx, qLockEnv, e.ID).Scan(&locked); errors.Is(err, pgx.ErrNoRows) {
-		return nil, false, canvas.NotFound("environment") // deleted meanwhile
-	} else if err != nil {
-		return nil, false, err
-	}
+	// The version first, then the environment: UpdateVersion holds its
+	// version's row when it promotes, so this order never waits in a
+	// circle with it.
 	var ok bool
 	if err := tx.QueryRow(ctx, qVersionOfCanvas, p.VersionID, p.CanvasID).Scan(&ok); err != nil {
 		return nil, false, err
 	} else if !ok {
 		return nil, false, canvas.NotFound("version")
+	}
+	var locked string
+	if err := tx.QueryRow(ctx, qLockEnv, e.ID).Scan(&locked); errors.Is(err, pgx.ErrNoRows) {
+		return nil, false, canvas.NotFound("environment") // deleted meanwhile
+	} else if err != nil {
+		return nil, false, err
 	}
 	// Read after the lock: a statement of READ COMMITTED sees every
 	// publish committed before it began.
