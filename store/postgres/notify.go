@@ -109,7 +109,11 @@ func (l *listener) listen(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		conn.Close(cctx)
+	}()
 	if _, err := conn.Exec(ctx, `LISTEN `+jobsChannel); err != nil {
 		return
 	}

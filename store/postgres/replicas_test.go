@@ -241,3 +241,37 @@ func TestReplicas_Claims(t *testing.T) {
 		"the dead holder's lease is lost")
 	require.NoError(t, later.CompleteJob(ctx, j.ID, "alive"))
 }
+
+// A listener whose connection is cut reconnects, wakes its subscribers
+// (commits may have gone unseen meanwhile), and is woken by enqueues again.
+func TestReplicas_WakeAfterReconnect(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dbs := openReplicas(t, 2)
+	a, b := dbs[0], dbs[1]
+	woken := make(chan struct{}, 16)
+	stop := b.WakeOnEnqueue(func() {
+		select {
+		case woken <- struct{}{}:
+		default:
+		}
+	})
+	defer stop()
+	wait := func(what string) {
+		t.Helper()
+		select {
+		case <-woken:
+		case <-time.After(30 * time.Second):
+			t.Fatal(what)
+		}
+	}
+	wait("the listener never started")
+
+	var killed int
+	require.NoError(t, a.Pool().QueryRow(ctx, `SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE datname = current_database() AND query = 'LISTEN canvas_jobs'`).Scan(&killed))
+	require.Equal(t, 1, killed, "one listening connection per subscribed store")
+	wait("no wake-up after the listener reconnected")
+	require.NoError(t, a.EnqueueJob(ctx, &queue.Job{Kind: "k"}))
+	wait("an enqueue after the reconnection woke no one")
+}

@@ -10,7 +10,9 @@
 --     test_case_tags.name) and jobs.id, the claim's last tie-break, are
 --     COLLATE "C": byte order, as SQLite sorts, whatever the database's
 --     locale.
---   - Flags are boolean (SQLite: INTEGER 0/1); counters and sizes bigint.
+--   - Flags are boolean (SQLite: INTEGER 0/1, which Postgres also reads
+--     as the text '0' and '1'); counters and sizes bigint. SQLite's
+--     timestamp text is valid timestamptz input.
 --   - JSON columns are text holding the exact JSON bytes written (as in
 --     SQLite), so that a payload reads back byte for byte (webhook bodies
 --     are signed). idempotency_keys.body and secrets.value are bytea.
@@ -27,9 +29,11 @@
 --   - workflow_runs.seq is an identity column that SQLite does not have
 --     (it orders by rowid): the order of insertion, which breaks ties
 --     between runs created at the same instant. A copy leaves it to its
---     default, inserting in SQLite's rowid order, and moves it as above.
+--     default, inserting the runs in SQLite's rowid order.
 --   - revision is the same one-row counter, bumped by constraint triggers
 --     deferred to commit (SQLite: plain triggers), once per transaction.
+--     Its row exists once this migration ran; a copy leaves it alone (its
+--     value only has to change, which the copy's own writes make it do).
 --   - jobs_delivery_end is a trigger function (SQLite: a trigger body).
 --   - blob_chunks is new: the bytes of uploaded files, when they are kept
 --     in the database (postgres.Blobs). A copy from SQLite has no rows
