@@ -75,7 +75,7 @@ func (b *Blobs) Put(ctx context.Context, key string, r io.Reader, limit int64) (
 			h.Write(buf[:got])
 			if _, err := tx.Exec(ctx, `INSERT INTO blob_chunks (key, n, data) VALUES ($1, $2, $3)`,
 				key, n, buf[:got]); err != nil {
-				return 0, "", err
+				return 0, "", translate(err) // a concurrent Put of the key: CONFLICT
 			}
 		}
 		if rerr != nil { // the body ended
