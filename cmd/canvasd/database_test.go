@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,6 +19,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/internal/pgtest"
 	"github.com/promptcanvas/promptcanvas/internal/s3test"
+	"github.com/promptcanvas/promptcanvas/vault/bucketblobs"
 )
 
 func TestParseDatabase(t *testing.T) {
@@ -136,4 +140,46 @@ func TestServe_Replicas_UploadURL(t *testing.T) {
 			assert.Contains(t, fmt.Sprint(got), data)
 		})
 	}
+}
+
+// TestServe_SQLiteS3 keeps the files of a SQLite server in an S3 bucket:
+// the bytes land in the bucket, none in the data directory.
+func TestServe_SQLiteS3(t *testing.T) {
+	s3test.SetCredentials(t)
+	srv := s3test.Start(t)
+	srv.CreateBucket(t, "files")
+	dir, key := t.TempDir(), uuid.NewString()
+	d := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", dir, "--blobs", srv.URL("files") + "&prefix=canvas/"},
+		map[string]string{"CANVAS_BOOTSTRAP_API_KEY": key})
+	status, up := d.postJSON(t, "/v3/files", key, map[string]any{"fileName": "notes.txt"}, "x-compatibility-date", "2025-01-01")
+	require.Equal(t, http.StatusCreated, status, "%v", up)
+	u, err := url.Parse(up["uploadUrl"].(string))
+	require.NoError(t, err)
+	req, err := http.NewRequest(http.MethodPut, d.URL+u.RequestURI(), strings.NewReader("in the bucket"))
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.NoError(t, d.stop())
+
+	entries, err := os.ReadDir(filepath.Join(dir, "files"))
+	if !errors.Is(err, os.ErrNotExist) {
+		require.NoError(t, err)
+		assert.Empty(t, entries, "no bytes in the data directory")
+	}
+	db := openStore(t, dir)
+	ws, err := db.GetWorkspaceByName(t.Context(), "default")
+	require.NoError(t, err)
+	f, err := db.GetFile(t.Context(), ws.ID, up["id"].(string))
+	require.NoError(t, err)
+	bucket, err := bucketblobs.Open(t.Context(), srv.URL("files"))
+	require.NoError(t, err)
+	defer bucket.Close()
+	rc, err := bucket.Open(t.Context(), "canvas/"+f.BlobKey)
+	require.NoError(t, err, "the bytes are in the bucket, under the prefix")
+	got, err := io.ReadAll(rc)
+	rc.Close()
+	require.NoError(t, err)
+	assert.Equal(t, "in the bucket", string(got))
 }
