@@ -19,9 +19,11 @@ const (
 )
 
 // OpenSQLite opens (creating when missing) the data directory dir, the
-// embedded default: the SQLite database dir/canvas.db and the uploaded
-// files under dir/files, and builds an Engine over them with opts (whose
-// Store and Blobs, when set, are replaced). Close closes the database.
+// embedded default: the SQLite database dir/canvas.db and, unless
+// opts.Blobs is set (an S3 bucket, say), the uploaded files under
+// dir/files, and builds an Engine over them with opts (whose Store, when
+// set, is replaced). Close closes the database; opts.Blobs stays its
+// opener's to close.
 func OpenSQLite(ctx context.Context, dir string, opts Options) (*Engine, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
@@ -30,11 +32,14 @@ func OpenSQLite(ctx context.Context, dir string, opts Options) (*Engine, error) 
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", filepath.Join(dir, DatabaseFile), err)
 	}
-	blobs, err := vault.NewFSBlobs(filepath.Join(dir, FilesDir))
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("file directory: %w", err), db.Close())
+	if opts.Blobs == nil {
+		blobs, err := vault.NewFSBlobs(filepath.Join(dir, FilesDir))
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("file directory: %w", err), db.Close())
+		}
+		opts.Blobs = blobs
 	}
-	opts.Store, opts.Blobs = db, blobs
+	opts.Store = db
 	e, err := Open(ctx, opts)
 	if err != nil {
 		return nil, errors.Join(err, db.Close())

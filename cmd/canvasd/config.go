@@ -30,6 +30,8 @@ type config struct {
 	Addr string
 	// Data is the data directory, holding canvas.db (--data, CANVAS_DATA).
 	Data string
+	// databaseConfig selects the store and the blob storage (database.go).
+	databaseConfig
 	// BaseURL is the public address of the server, used in upload URLs
 	// (--base-url, CANVAS_BASE_URL); empty means http://<bound address>.
 	BaseURL string
@@ -180,12 +182,14 @@ func envOr(env func(string) string, name, def string) string {
 func (c *config) dataFlag(fs *flag.FlagSet, env func(string) string) {
 	fs.StringVar(&c.Data, "data", envOr(env, "CANVAS_DATA", defaultData),
 		"data `directory` holding canvas.db (env CANVAS_DATA)")
+	c.databaseFlag(fs, env)
 }
 
 // serveFlags registers the flags of the server and reads the settings that
 // only the environment carries.
 func (c *config) serveFlags(fs *flag.FlagSet, env func(string) string) error {
 	c.dataFlag(fs, env)
+	c.blobsFlag(fs, env)
 	fs.StringVar(&c.Addr, "addr", envOr(env, "CANVAS_ADDR", defaultAddr),
 		"`address` to listen on (env CANVAS_ADDR)")
 	fs.StringVar(&c.BaseURL, "base-url", env("CANVAS_BASE_URL"),

@@ -41,14 +41,11 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 		fmt.Fprint(stderr, "canvasd export: --out is required\n\n"+exportUsage)
 		return errUsage
 	}
-	if _, err := os.Stat(filepath.Join(cfg.Data, engine.DatabaseFile)); err != nil {
-		return fmt.Errorf("no database in %s", cfg.Data)
-	}
-	eng, err := engine.OpenSQLite(ctx, cfg.Data, engine.Options{})
+	eng, closeEngine, err := cfg.openEngine(ctx, engine.Options{}, false)
 	if err != nil {
 		return err
 	}
-	defer eng.Close()
+	defer closeEngine()
 	ctx, err = adminContext(ctx, eng, workspace, false)
 	if err != nil {
 		return err

@@ -39,14 +39,11 @@ func importCmd(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	if _, err := dataDir(cfg.Data); err != nil {
-		return err
-	}
-	eng, err := engine.OpenSQLite(ctx, cfg.Data, engine.Options{})
+	eng, closeEngine, err := cfg.openEngine(ctx, engine.Options{}, true)
 	if err != nil {
 		return err
 	}
-	defer eng.Close()
+	defer closeEngine()
 	if !dryRun && workspace == canvas.DefaultWorkspaceName {
 		// A new database gets its first admin key, as canvasd serve
 		// would give it.

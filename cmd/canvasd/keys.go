@@ -2,29 +2,28 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/store/sqlite"
+	"github.com/promptcanvas/promptcanvas/store"
 )
 
 const keysUsage = `Usage:
-  canvasd keys create --workspace NAME --role viewer|editor|admin [--project ID]... [--data DIR]
-  canvasd keys list [--workspace NAME] [--data DIR]
-  canvasd keys revoke KEY_ID [--data DIR]
+  canvasd keys create --workspace NAME --role viewer|editor|admin [--project ID]... [--data DIR] [--database URL]
+  canvasd keys list [--workspace NAME] [--data DIR] [--database URL]
+  canvasd keys revoke KEY_ID [--data DIR] [--database URL]
 `
 
-// keys manages API keys in the database of the data directory. It works
-// while a server runs on the same data: SQLite in WAL mode lets both write.
+// keys manages API keys in the store --database selects (SQLite in the data
+// directory by default, or Postgres). It works while servers run on the
+// same data: SQLite in WAL mode lets both write, and Postgres is shared by
+// design.
 func keys(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, keysUsage)
@@ -76,7 +75,7 @@ func keysCreate(ctx context.Context, args []string, getenv func(string) string, 
 		return errUsage
 	}
 
-	db, err := openData(ctx, cfg.Data, true)
+	db, err := cfg.openStore(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -109,7 +108,7 @@ func keysCreate(ctx context.Context, args []string, getenv func(string) string, 
 
 // ensureWorkspace returns the workspace with that name, creating it when
 // missing, also when another process creates it at the same moment.
-func ensureWorkspace(ctx context.Context, db *sqlite.DB, name string) (*canvas.Workspace, error) {
+func ensureWorkspace(ctx context.Context, db store.Store, name string) (*canvas.Workspace, error) {
 	ws, err := db.GetWorkspaceByName(ctx, name)
 	if canvas.ErrorCode(err) != canvas.ENOTFOUND {
 		return ws, err
@@ -135,7 +134,7 @@ func keysList(ctx context.Context, args []string, getenv func(string) string, st
 	if err := noPositional(fs, args, stderr); err != nil {
 		return err
 	}
-	db, err := openData(ctx, cfg.Data, false)
+	db, err := cfg.openStore(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -191,7 +190,7 @@ func keysRevoke(ctx context.Context, args []string, getenv func(string) string, 
 		fmt.Fprint(stderr, "canvasd keys revoke: expected one KEY_ID\n\n"+keysUsage)
 		return errUsage
 	}
-	db, err := openData(ctx, cfg.Data, false)
+	db, err := cfg.openStore(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -216,27 +215,4 @@ func noPositional(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 		return errUsage
 	}
 	return nil
-}
-
-// openData opens the database of the data directory. Only create may make
-// a new one; the other commands need an existing database.
-func openData(ctx context.Context, dir string, create bool) (*sqlite.DB, error) {
-	var path string
-	if create {
-		p, err := dataDir(dir)
-		if err != nil {
-			return nil, err
-		}
-		path = p
-	} else {
-		path = filepath.Join(dir, "canvas.db")
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("no database in %s", dir)
-		}
-	}
-	db, err := sqlite.Open(ctx, path)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	return db, nil
 }

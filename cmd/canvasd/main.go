@@ -2,12 +2,16 @@
 // root that opens the SQLite store in its data directory, wires the domain
 // services into the HTTP server, and manages API keys.
 //
-//	canvasd [serve] [--addr ADDR] [--data DIR] [--base-url URL]
+//	canvasd [serve] [--addr ADDR] [--data DIR] [--database URL] [--blobs URL] [--base-url URL]
 //	canvasd keys create --workspace NAME --role ROLE [--project ID]... [--data DIR]
 //	canvasd keys list [--data DIR]
 //	canvasd keys revoke KEY_ID [--data DIR]
 //	canvasd export --out DIR [--workspace NAME] [--data DIR]
 //	canvasd import --in DIR [--workspace NAME] [--dry-run] [--data DIR]
+//	canvasd migrate-store --from sqlite:DIR --to postgres://... [--blobs URL]
+//
+// Every command that opens the store takes --database: SQLite in the data
+// directory by default, or Postgres, which several replicas share.
 //
 // A flag wins over its environment variable. JWT authentication is
 // configured by CANVAS_JWT_SECRET (HS256) and CANVAS_JWKS_FILE (a JSON Web
@@ -23,21 +27,25 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 )
 
 const usage = `Usage:
-  canvasd [serve] [--addr ADDR] [--data DIR] [--base-url URL]
+  canvasd [serve] [--addr ADDR] [--data DIR] [--database URL] [--blobs URL] [--base-url URL]
   canvasd keys create --workspace NAME --role viewer|editor|admin [--project ID]... [--data DIR]
   canvasd keys list [--data DIR]
   canvasd keys revoke KEY_ID [--data DIR]
   canvasd export --out DIR [--workspace NAME] [--data DIR]
   canvasd import --in DIR [--workspace NAME] [--dry-run] [--data DIR]
+  canvasd migrate-store --from sqlite:DIR --to postgres://USER:PASSWORD@HOST/DB [--blobs URL]
+
+Every command that opens the store also takes --database URL.
 
 Environment (a flag wins over its variable):
   CANVAS_ADDR                    address to listen on (default 127.0.0.1:8080)
   CANVAS_DATA                    data directory (default ./canvas-data)
+  CANVAS_DATABASE                store: sqlite:[DIR] (default, the data directory) or postgres://USER:PASSWORD@HOST/DB
+  CANVAS_BLOBS                   uploaded files: s3://BUCKET?region=R[&endpoint=URL] (default: the store's own)
   CANVAS_BASE_URL                public URL of the server (default http://<addr>)
   CANVAS_BOOTSTRAP_API_KEY       first admin API key of a new database (a UUID)
   CANVAS_JWT_SECRET              accept JWTs signed with HS256 and this secret
@@ -101,6 +109,8 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 		return export(ctx, args, env, stdout, stderr)
 	case "import":
 		return importCmd(ctx, args, env, stdout, stderr)
+	case "migrate-store":
+		return migrateStore(ctx, args, env, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -144,13 +154,4 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
-}
-
-// dataDir creates the data directory, readable by its owner only, and
-// returns the path of the database in it.
-func dataDir(dir string) (string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("data directory: %w", err)
-	}
-	return filepath.Join(dir, "canvas.db"), nil
 }

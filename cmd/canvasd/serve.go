@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/server"
 )
 
@@ -44,6 +43,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	} else if len(pos) > 0 {
 		fmt.Fprintf(stderr, "canvasd serve: unexpected argument %q\n", pos[0])
 		return errUsage
+	}
+	db, err := cfg.database()
+	if err != nil {
+		return err
 	}
 	if cfg.BaseURL != "" {
 		if err := checkBaseURL(cfg.BaseURL); err != nil {
@@ -84,11 +87,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 	}()
 	opts.TracerProvider, opts.Metrics = tp, metricsRegistry()
-	eng, err := engine.OpenSQLite(ctx, cfg.Data, opts)
+	eng, closeFn, err := cfg.openEngine(ctx, opts, true)
 	if err != nil {
 		return err
 	}
-	closeEngine := sync.OnceValue(eng.Close)
+	closeEngine := sync.OnceValue(closeFn)
 	defer closeEngine()
 
 	created, token, err := eng.Bootstrap(ctx, cfg.BootstrapAPIKey)
@@ -155,7 +158,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	guarded := cfg.guard(srv, ln)
 	go func() { served <- srv.Serve(guarded) }()
 	logger.Info("listening", slog.String("addr", addr), slog.String("baseUrl", cfg.BaseURL),
-		slog.String("data", cfg.Data), slog.Bool("jwt", cfg.JWTSecret != "" || cfg.JWKSFile != ""))
+		slog.String("database", db.String()), slog.Bool("jwt", cfg.JWTSecret != "" || cfg.JWKSFile != ""))
 	fmt.Fprintf(stdout, "listening on %s\n", addr)
 
 	select {
