@@ -7,6 +7,11 @@ import { applicationsView, newApplicationView } from "./applications.js";
 import { applicationView } from "./application.js";
 import { canvasesView, canvasView, environmentView } from "./canvases.js";
 import { runView } from "./runs.js";
+import { runsListView, completionRunView } from "./runlist.js";
+import { testCasesView } from "./testcases.js";
+import { filesView } from "./files.js";
+import { keysView } from "./keys.js";
+import { projectsView } from "./projects.js";
 
 // routes map a hash path to a view; a view is an async function that
 // returns the node to show.
@@ -18,6 +23,12 @@ const routes = [
   [/^\/canvases\/([^/]+)$/, (m) => canvasView(m[1])],
   [/^\/canvases\/([^/]+)\/environments\/([^/]+)$/, (m) => environmentView(m[1], decodeURIComponent(m[2]))],
   [/^\/runs\/([^/]+)$/, (m) => runView(decodeURIComponent(m[1]))],
+  [/^\/runs$/, () => runsListView()],
+  [/^\/runs\/(completion|task)\/([^/]+)$/, (m) => completionRunView(m[1], decodeURIComponent(m[2]))],
+  [/^\/test-cases(?:\/([^/]+))?$/, (m) => testCasesView(m[1] && decodeURIComponent(m[1]))],
+  [/^\/files$/, () => filesView()],
+  [/^\/api-keys$/, () => keysView()],
+  [/^\/projects$/, () => projectsView()],
 ];
 
 const view = document.getElementById("view");
