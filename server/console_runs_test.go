@@ -279,6 +279,8 @@ func TestConsole_RunsTestCasesFilesKeys(t *testing.T) {
 		rows := generationRows(t, b)
 		require.Len(t, rows, 1)
 		assert.Equal(t, []string{"true", "Prompt 2 for Ada", "Prompt 2 for Ada"}, rows[0])
+		assert.Contains(t, browserRun(t, b, chromedp.Text(chromedp.CSS(`[data-testid="tc-row-`+adaID+`"]`))), "passed",
+			"the list shows the latest result")
 
 		// The smoke tag's set against v1: both fail, each output beside
 		// what was expected.
@@ -295,6 +297,8 @@ func TestConsole_RunsTestCasesFilesKeys(t *testing.T) {
 			{"false", "Prompt 1 for Bob", "Prompt 2 for Bob"},
 		}, rows)
 		assert.Contains(t, browserRun(t, b, chromedp.Text(chromedp.CSS(`[data-testid="tc-execution-summary"]`))), "2 test cases, 0 passed, 2 failed")
+		assert.Equal(t, 3, browserRun(t, b, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="tc-generations"] tbody tr').length`)),
+			"every generation of the canvas's test cases")
 		screenshot(t, b, testCasesScreenshot)
 		assertNoNull(t, b)
 	})

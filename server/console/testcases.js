@@ -39,7 +39,16 @@ export async function testCasesView(canvasId) {
     section.replaceWith(next);
     return next;
   };
-  section.append(runPanel(canvasId, state), casesTable(canvasId, state, reload), editor(canvasId, state, null, reload), generationsPanel(state));
+  const casesHolder = h("div", { id: "tc-cases" }, casesTable(canvasId, state, reload));
+  const gensHolder = h("div", { id: "tc-generations-panel" }, generationsPanel(state));
+  // refresh shows the test cases and generations as cases, read again
+  // after an execution ended, has them.
+  state.refresh = (cases) => {
+    state.cases = cases;
+    casesHolder.replaceChildren(casesTable(canvasId, state, reload));
+    gensHolder.replaceChildren(generationsPanel(state));
+  };
+  section.append(runPanel(canvasId, state), casesHolder, editor(canvasId, state, null, reload), gensHolder);
   return section;
 }
 
@@ -87,28 +96,28 @@ function runPanel(canvasId, state) {
 async function followExecution(executionId, state, out) {
   for (;;) {
     const exec = await request("GET", `/test-case/executions/${encodeURIComponent(executionId)}`);
-    const gens = await generationsOf(executionId, state);
+    const cases = await casesOf(state);
+    const gens = cases.flatMap((tc) => (tc.generations || []).filter((g) => g.executionId === executionId));
     out.replaceChildren(
       h("p", { "data-testid": "tc-execution-summary", "data-done": String(exec.counts.initializing + exec.counts.running === 0) },
         `Execution ${executionId.slice(0, 8)}: ${exec.total} test cases, ${exec.passed} passed, ${exec.failed} failed`,
         exec.counts.initializing + exec.counts.running > 0 ? ", still running…" : "."),
       generationsTable("tc-execution-table", gens, state));
     if (exec.counts.initializing + exec.counts.running === 0) {
+      state.refresh(cases);
       return;
     }
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }
 
-// generationsOf returns the generations of an execution, read with their
-// test cases.
-async function generationsOf(executionId, state) {
+// casesOf reads the canvas's test cases again, with their generations.
+async function casesOf(state) {
   const canvasId = state.cases.length ? state.cases[0].promptId : null;
   if (!canvasId) {
     return [];
   }
-  const cases = (await request("GET", `/test-case${query({ promptId: canvasId, includeGenerations: true })}`)) || [];
-  return cases.flatMap((tc) => (tc.generations || []).filter((g) => g.executionId === executionId));
+  return (await request("GET", `/test-case${query({ promptId: canvasId, includeGenerations: true })}`)) || [];
 }
 
 // casesTable lists the test cases with their tags and latest generation.

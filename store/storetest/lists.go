@@ -38,7 +38,7 @@ func (f *fixture) StoredTask(by string) *completion.Run {
 }
 
 func completionRunID(r *completion.Run) string { return r.ID }
-func fileID(f *vault.File) string             { return f.ID }
+func fileID(f *vault.File) string              { return f.ID }
 
 // newestFirst returns the ids of list from the last created to the first.
 func newestFirst[T any](list []T, id func(T) string) []string {
