@@ -215,6 +215,15 @@ func TestConsole_RunsTestCasesFilesKeys(t *testing.T) {
 		assert.Equal(t, workflow.StatusWaitingForReview, status.Value, "a node shows its step's status")
 		screenshot(t, b, graphScreenshot)
 
+		// A node is reached with the keyboard: Enter shows its step, and
+		// the page stays the run's.
+		b.Do(t,
+			chromedp.Focus(chromedp.CSS(`[data-testid="graph-node-draft"]`)),
+			chromedp.KeyEvent("\r"),
+		)
+		poll(t, b, `document.activeElement && document.activeElement.id === "step-draft"`)
+		assert.Equal(t, "#/runs/"+wfRun, browserRun(t, b, chromedp.Evaluate[string](`location.hash`)))
+
 		b.Do(t,
 			chromedp.Click(chromedp.CSS(`#run-cancel`)),
 			chromedp.WaitVisible(chromedp.CSS(`#run-status[data-status="cancelled"]`)),

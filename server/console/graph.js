@@ -1,7 +1,8 @@
 // graph.js draws a workflow run's graph as an SVG: nodes in layers by their
 // depth in the DAG (the longest path from a node without inputs), edges as
 // curves from a node's right side to the next one's left side. Each node
-// shows its name, action and step status, and is a link to its step.
+// shows its name, action and step status; activating it (click, Enter or
+// Space) shows its step in the steps table.
 
 const svgNS = "http://www.w3.org/2000/svg";
 
@@ -67,6 +68,16 @@ function clip(text, n) {
   return s.length > n ? `${s.slice(0, n - 1)}…` : s;
 }
 
+// showStep brings a step's row of the steps table into view and focus;
+// the hash stays the run's, since the router reads it.
+function showStep(id) {
+  const target = document.getElementById(`step-${id}`);
+  if (target) {
+    target.scrollIntoView({ block: "center" });
+    target.focus();
+  }
+}
+
 // runGraph returns the SVG of graph ({nodes, edges}, nodes enriched with
 // their step's status), or null when it has no nodes. Nodes keep the
 // order of the graph inside their layer.
@@ -121,11 +132,22 @@ export function runGraph(graph) {
   for (const n of nodes) {
     const p = pos.get(n.id);
     const status = n.status || "pending";
-    const link = el("a", { href: `#step-${n.id}`, class: "graph-node-link", "aria-label": `Step ${n.name || n.id}, ${n.actionId}, ${status}` },
-      el("rect", { x: p.x, y: p.y, width: nodeW, height: nodeH, rx: 6, class: `graph-node ${status}` }),
-      el("text", { x: p.x + 10, y: p.y + 20, class: "graph-label" }, clip(n.name || n.id, 22)),
-      el("text", { x: p.x + 10, y: p.y + 38, class: "graph-sub" }, `${clip(n.actionId, 12)} · ${status}`));
-    svg.append(el("g", { class: "graph-node-group", "data-testid": `graph-node-${n.id}`, "data-node": n.id, "data-status": status, "data-depth": depth.get(n.id) }, link));
+    const g = el("g", {
+      class: "graph-node-link", tabindex: 0, role: "button", "aria-label": `Step ${n.name || n.id}, ${n.actionId}, ${status}: show in the steps table`,
+      "data-testid": `graph-node-${n.id}`, "data-node": n.id, "data-status": status, "data-depth": depth.get(n.id),
+    },
+    el("title", null, `${n.name || n.id} (${n.actionId}): ${status}`),
+    el("rect", { x: p.x, y: p.y, width: nodeW, height: nodeH, rx: 6, class: `graph-node ${status}` }),
+    el("text", { x: p.x + 10, y: p.y + 20, class: "graph-label" }, clip(n.name || n.id, 22)),
+    el("text", { x: p.x + 10, y: p.y + 38, class: "graph-sub" }, `${clip(n.actionId, 12)} · ${status}`));
+    g.addEventListener("click", () => showStep(n.id));
+    g.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" || ev.key === " ") {
+        ev.preventDefault();
+        showStep(n.id);
+      }
+    });
+    svg.append(g);
   }
   return svg;
 }
