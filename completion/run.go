@@ -47,8 +47,9 @@ type Run struct {
 	WorkflowStatus string `json:"workflowStatus,omitempty"`
 	Async          bool   `json:"async"`
 	// Request is everything needed to execute the run later: the rendered
-	// messages and the effective settings.
-	Request model.Request `json:"-"`
+	// messages and the effective settings. It is shown as the run's
+	// rendered input.
+	Request model.Request `json:"request"`
 	// Result is the completion response of a completed run.
 	Result *Response `json:"result,omitempty"`
 	// Error says why a failed run failed.

@@ -2,7 +2,9 @@ package completion
 
 import (
 	"context"
+	"time"
 
+	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
@@ -29,6 +31,38 @@ type Store interface {
 	// one transaction. A run that is already terminal is CONFLICT and
 	// nothing is written, so a re-run job never notifies twice.
 	FinishRun(ctx context.Context, p FinishRunParams) error
+	// ListRuns returns one page of the runs f selects, newest first (runs
+	// created at the same instant: the later created first), and how many
+	// f selects in all, read in one snapshot. f.Limit and f.Offset are
+	// used as given.
+	ListRuns(ctx context.Context, f RunFilter) ([]*Run, int, error)
+}
+
+// RunFilter selects the runs of a workspace to list: those of one kind,
+// narrowed by every filter that is set, a page of Limit runs after the
+// first Offset.
+type RunFilter struct {
+	WorkspaceID string
+	// Kind is KindCompletion or KindTask.
+	Kind string
+	// CanvasID, VersionID and Status, when not empty, keep the runs with
+	// that canvas, version or status.
+	CanvasID  string
+	VersionID string
+	Status    string
+	// Since and Until, when not zero, keep the runs created at or after
+	// Since and before Until.
+	Since time.Time
+	Until time.Time
+	// Scope keeps, of the runs of a canvas, those of a live canvas of
+	// Scope.WorkspaceID that it reaches: one of Scope.Projects (every
+	// project when nil), or a personal draft of Scope.UserID.
+	Scope canvas.Scope
+	// Actor, when not empty, keeps of the runs of no canvas (tasks) only
+	// those it created.
+	Actor  string
+	Limit  int
+	Offset int
 }
 
 // CreateRunParams is a run to insert with what commits with it.

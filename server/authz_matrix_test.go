@@ -82,6 +82,15 @@ var authCodes = map[int]string{
 	http.StatusNotFound:     canvas.ENOTFOUND,
 }
 
+// unrestrictedRoutes are the routes of the caller's own workspace that a
+// principal limited to some projects may not call: managing API keys,
+// since a key it made could reach more than it does. Such a caller gets
+// 403 there like on the resources of another project.
+var unrestrictedRoutes = map[string]bool{
+	"GET /api-keys":  true,
+	"POST /api-keys": true,
+}
+
 // want returns the status the matrix expects of caller on route c.
 func (c routeCase) want(caller matrixCaller) int {
 	switch {
@@ -93,7 +102,7 @@ func (c routeCase) want(caller matrixCaller) int {
 		return http.StatusForbidden
 	case caller.kind == otherWorkspace && c.scoped:
 		return http.StatusNotFound
-	case caller.kind == otherProject && c.scoped:
+	case caller.kind == otherProject && (c.scoped || unrestrictedRoutes[c.route]):
 		return http.StatusForbidden
 	}
 	return c.ok

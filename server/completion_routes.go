@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -17,7 +18,67 @@ import (
 // wrap it.
 func (s *Server) registerCompletionRoutes() {
 	s.route("POST /v2/chat/completions", s.idempotent(s.handleCreateCompletion))
+	s.route("GET /v2/chat/completions", s.handleListCompletions)
 	s.route("GET /v2/chat/completions/{id}", s.handleGetCompletion)
+}
+
+// runListQuery reads the query of a run list (GET /v2/chat/completions,
+// GET /v1/tasks): its filters, as the page links repeat them, and its page
+// bounds. The service checks the values, so that one 422 lists each
+// problem.
+func runListQuery(r *http.Request) (completion.ListParams, []pageParam, bool, error) {
+	q := newQuery(r)
+	params := completion.ListParams{
+		CanvasID:  q.String("canvasId", false),
+		VersionID: q.String("versionId", false),
+		Status:    q.String("status", false),
+		Since:     q.Time("since"),
+		Until:     q.Time("until"),
+		Limit:     q.Int("limit", completion.DefaultListLimit),
+		Offset:    q.Int("offset", 0),
+	}
+	objectLinks := q.Bool("objectLinks", false)
+	if err := q.Err(); err != nil {
+		return params, nil, false, err
+	}
+	if params.Limit == 0 {
+		params.Limit = completion.DefaultListLimit
+	}
+	var filters []pageParam
+	for _, name := range []string{"canvasId", "versionId", "status", "since", "until"} {
+		if v := r.URL.Query().Get(name); v != "" {
+			filters = append(filters, pageParam{name, v})
+		}
+	}
+	return params, filters, objectLinks, nil
+}
+
+// handleListCompletions serves one page of the workspace's completion runs
+// in the pagination envelope, newest first; each item is a run as GET
+// /v2/chat/completions/{id} answers it.
+func (s *Server) handleListCompletions(w http.ResponseWriter, r *http.Request) error {
+	return s.listRuns(w, r, (*completion.Service).ListRuns)
+}
+
+// listRuns serves one page of runs that list returns.
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request,
+	list func(*completion.Service, context.Context, completion.ListParams) ([]*completion.Run, int, error)) error {
+	svc, err := s.completionsService()
+	if err != nil {
+		return err
+	}
+	params, filters, objectLinks, err := runListQuery(r)
+	if err != nil {
+		return err
+	}
+	runs, total, err := list(svc, r.Context(), params)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, newPage(runs, total, nil, pageRequest{
+		Filters: filters, Limit: params.Limit, Offset: params.Offset, ObjectLinks: objectLinks,
+	}))
+	return nil
 }
 
 // completionRequest is the body of POST /v2/chat/completions.

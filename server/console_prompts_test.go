@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -423,14 +424,18 @@ func TestConsole_Prompts(t *testing.T) {
 		assert.True(t, strings.HasSuffix(pageText(t, b, `[data-testid="stat-latency"]`), " ms"))
 		assert.True(t, strings.HasSuffix(pageText(t, b, `[data-testid="stat-first"]`), " ms"))
 		href := browserRun(t, b, chromedp.AttributeValue(chromedp.CSS(`#playground-run-link`), "href")).Value
-		require.True(t, strings.HasPrefix(href, "#/runs/"), href)
-		runID, err := url.PathUnescape(strings.TrimPrefix(href, "#/runs/"))
+		require.True(t, strings.HasPrefix(href, "#/runs/completion/"), href)
+		runID, err := url.PathUnescape(strings.TrimPrefix(href, "#/runs/completion/"))
 		require.NoError(t, err)
 		run := e.Do(http.MethodGet, "/v2/chat/completions/"+runID, e.Editor, nil)
 		require.Equal(t, http.StatusOK, run.Status, "%s", run.Body)
 		assert.Equal(t, "completed", run.Map(t)["status"])
 		assert.Equal(t, v2, run.Map(t)["versionId"])
 		writeScreenshot(t, b, promptScreenshots.Playground)
+
+		// The run link opens the run's detail page.
+		b.Do(t, chromedp.Navigate(e.URL+"/console"+href))
+		waitUntil(t, b, `document.body.innerText.includes(`+strconv.Quote(runID)+`)`)
 
 		// The environment runs the version it serves.
 		b.Do(t,

@@ -15,6 +15,7 @@ const compatibilityHeader = "x-compatibility-date"
 // signed URL is the credential.
 func (s *Server) registerFileRoutes() {
 	s.route("POST /v3/files", s.withCompatibility(s.handleCreateFile))
+	s.route("GET /v3/files", s.withCompatibility(s.handleListFiles))
 	s.route("GET /v3/files/{id}", s.withCompatibility(s.handleGetFile))
 	s.route("DELETE /v3/files/{id}", s.withCompatibility(s.handleDeleteFile))
 	s.publicRoute("PUT /v3/files/{id}/content", s.handleUploadFile)
@@ -60,6 +61,40 @@ func (s *Server) handleCreateFile(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	writeJSON(w, http.StatusCreated, up)
+	return nil
+}
+
+// handleListFiles serves one page of the workspace's files' metadata in the
+// pagination envelope, newest first, filtered by status.
+func (s *Server) handleListFiles(w http.ResponseWriter, r *http.Request) error {
+	svc, err := s.filesService()
+	if err != nil {
+		return err
+	}
+	q := newQuery(r)
+	params := vault.ListParams{
+		Status: q.String("status", false),
+		Limit:  q.Int("limit", vault.DefaultListLimit),
+		Offset: q.Int("offset", 0),
+	}
+	objectLinks := q.Bool("objectLinks", false)
+	if err := q.Err(); err != nil {
+		return err
+	}
+	if params.Limit == 0 {
+		params.Limit = vault.DefaultListLimit
+	}
+	files, total, err := svc.ListFiles(r.Context(), params)
+	if err != nil {
+		return err
+	}
+	var filters []pageParam
+	if params.Status != "" {
+		filters = append(filters, pageParam{"status", params.Status})
+	}
+	writeJSON(w, http.StatusOK, newPage(files, total, nil, pageRequest{
+		Filters: filters, Limit: params.Limit, Offset: params.Offset, ObjectLinks: objectLinks,
+	}))
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/server"
@@ -197,6 +198,15 @@ func (w *world) NewFile(t *testing.T) string {
 	put := w.e.Do(http.MethodPut, up.UploadURL[len(testBaseURL):], "", []byte("secret notes"), "Content-Type", "text/plain")
 	require.Equal(t, http.StatusOK, put.Status, "%s", put.Body)
 	return up.ID
+}
+
+// NewKey mints a viewer API key of the world's workspace and returns its id.
+func (w *world) NewKey(t *testing.T) string {
+	t.Helper()
+	token := w.e.Key(canvas.RoleViewer)
+	key, err := w.e.Store.GetAPIKeyByHash(context.Background(), canvas.HashToken(token))
+	require.NoError(t, err)
+	return key.ID
 }
 
 var uniqueSeq atomic.Int64

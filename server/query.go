@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/promptcanvas/promptcanvas/canvas"
@@ -88,6 +89,21 @@ func (q *query) Bool(name string, def bool) bool {
 		return def
 	}
 	return b
+}
+
+// Time returns the parameter as an RFC 3339 date-time, or the zero time
+// when it is absent.
+func (q *query) Time(name string) time.Time {
+	v := q.values.Get(name)
+	if v == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		q.fail(name, "must be an RFC 3339 date-time")
+		return time.Time{}
+	}
+	return t
 }
 
 // Enum returns the parameter when it is one of allowed.

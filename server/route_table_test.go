@@ -102,6 +102,9 @@ func routeCases(w *world) []routeCase {
 
 		{"POST /projects", admin, false, 201, fixed("/projects", map[string]any{"name": "p"})},
 		{"GET /projects", viewer, false, 200, fixed("/projects", nil)},
+		{"GET /api-keys", admin, false, 200, fixed("/api-keys", nil)},
+		{"POST /api-keys", admin, false, 201, fixed("/api-keys", map[string]any{"role": "viewer"})},
+		{"DELETE /api-keys/{id}", admin, true, 204, fresh("/api-keys/{}", w.NewKey, nil)},
 
 		{"POST /prompt", editor, true, 201, fixed("/prompt", map[string]any{"title": "t", "projectId": w.P1})},
 		{"GET /prompt", viewer, false, 200, fixed("/prompt", nil)},
@@ -147,11 +150,14 @@ func routeCases(w *world) []routeCase {
 
 		{"POST /v2/chat/completions", editor, true, 200, fixed("/v2/chat/completions",
 			map[string]any{"canvas_id": w.Canvas, "variables": map[string]any{"name": "Ada"}})},
+		{"GET /v2/chat/completions", viewer, false, 200, fixed("/v2/chat/completions", nil)},
 		{"GET /v2/chat/completions/{id}", viewer, true, 200, fixed("/v2/chat/completions/"+w.Completion, nil)},
 		{"POST /v1/tasks", editor, false, 202, fixed("/v1/tasks", map[string]any{"prompt": "Hi"})},
+		{"GET /v1/tasks", viewer, false, 200, fixed("/v1/tasks", nil)},
 		{"GET /v1/tasks/{id}", viewer, true, 200, fixed("/v1/tasks/"+w.Task, nil)},
 
 		{"POST /v3/files", editor, false, 201, fixed("/v3/files", map[string]any{"fileName": "a.txt"}, date...)},
+		{"GET /v3/files", viewer, false, 200, fixed("/v3/files", nil, date...)},
 		{"GET /v3/files/{id}", viewer, true, 200, fixed("/v3/files/"+w.File, nil, date...)},
 		{"DELETE /v3/files/{id}", editor, true, 204, fresh("/v3/files/{}", w.NewFile, nil, date...)},
 		{"PUT /v3/files/{id}/content", "", false, 200, func(t *testing.T) routeRequest {

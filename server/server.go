@@ -208,6 +208,7 @@ func newServer(opts Options) (*Server, error) {
 	s.registerConsoleRoutes()
 	s.registerCanvasRoutes()
 	s.registerProjectRoutes()
+	s.registerAPIKeyRoutes()
 	s.registerEnvironmentRoutes()
 	s.registerCompletionRoutes()
 	s.registerTaskRoutes()

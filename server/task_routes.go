@@ -11,7 +11,15 @@ import (
 // method so that middleware (idempotency) can wrap it.
 func (s *Server) registerTaskRoutes() {
 	s.route("POST /v1/tasks", s.idempotent(s.handleCreateTask))
+	s.route("GET /v1/tasks", s.handleListTasks)
 	s.route("GET /v1/tasks/{id}", s.handleGetTask)
+}
+
+// handleListTasks serves one page of the workspace's tasks in the
+// pagination envelope, newest first; each item is a task as GET
+// /v1/tasks/{id} answers it.
+func (s *Server) handleListTasks(w http.ResponseWriter, r *http.Request) error {
+	return s.listRuns(w, r, (*completion.Service).ListTasks)
 }
 
 // taskRequest is the body of POST /v1/tasks.

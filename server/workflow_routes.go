@@ -33,8 +33,10 @@ func (s *Server) workflowService() (*workflow.Service, error) {
 	return s.workflows, nil
 }
 
-// handleListWorkflowRuns serves one page of a canvas's runs in the
-// pagination envelope, newest first, filtered by status; each item is a
+// handleListWorkflowRuns serves one page of runs in the pagination
+// envelope, newest first: a canvas's runs, or without promptId those of
+// every canvas the caller reaches, filtered by version, status and start
+// time; each item is a
 // run's summary (workflow.Summary), without its input, steps and output.
 // The service checks every parameter, so that one 422 lists each problem.
 func (s *Server) handleListWorkflowRuns(w http.ResponseWriter, r *http.Request) error {
@@ -44,10 +46,13 @@ func (s *Server) handleListWorkflowRuns(w http.ResponseWriter, r *http.Request) 
 	}
 	q := newQuery(r)
 	params := workflow.ListParams{
-		CanvasID: q.String("promptId", false),
-		Status:   q.String("status", false),
-		Limit:    q.Int("limit", workflow.DefaultListLimit),
-		Offset:   q.Int("offset", 0),
+		CanvasID:  q.String("promptId", false),
+		VersionID: q.String("versionId", false),
+		Status:    q.String("status", false),
+		Since:     q.Time("since"),
+		Until:     q.Time("until"),
+		Limit:     q.Int("limit", workflow.DefaultListLimit),
+		Offset:    q.Int("offset", 0),
 	}
 	objectLinks := q.Bool("objectLinks", false)
 	if err := q.Err(); err != nil {
@@ -60,9 +65,11 @@ func (s *Server) handleListWorkflowRuns(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	filters := []pageParam{{"promptId", params.CanvasID}}
-	if params.Status != "" {
-		filters = append(filters, pageParam{"status", params.Status})
+	var filters []pageParam
+	for _, name := range []string{"promptId", "versionId", "status", "since", "until"} {
+		if v := r.URL.Query().Get(name); v != "" {
+			filters = append(filters, pageParam{name, v})
+		}
 	}
 	writeJSON(w, http.StatusOK, newPage(runs, total, nil, pageRequest{
 		Filters: filters, Limit: params.Limit, Offset: params.Offset, ObjectLinks: objectLinks,

@@ -407,13 +407,20 @@ func TestWorkflow_List(t *testing.T) {
 		assert.Empty(t, page["data"])
 	})
 	t.Run("Validation", func(t *testing.T) {
-		r := e.Do(http.MethodGet, workflowRunsPath+"?status=paused&limit=500&offset=-1", e.Viewer, nil)
+		r := e.Do(http.MethodGet, workflowRunsPath+"?promptId=c1&versionId=v1&status=paused&since=yesterday&limit=500&offset=-1", e.Viewer, nil)
 		require.Equal(t, http.StatusUnprocessableEntity, r.Status, "%s", r.Body)
 		var paths []string
 		for _, d := range readError(t, r).Details {
 			paths = append(paths, d.Path)
 		}
-		assert.ElementsMatch(t, []string{"/query/promptId", "/query/status", "/query/limit", "/query/offset"}, paths)
+		assert.ElementsMatch(t, []string{"/query/since"}, paths, "a malformed time is refused first")
+		r = e.Do(http.MethodGet, workflowRunsPath+"?promptId=c1&versionId=v1&status=paused&limit=500&offset=-1", e.Viewer, nil)
+		require.Equal(t, http.StatusUnprocessableEntity, r.Status, "%s", r.Body)
+		paths = nil
+		for _, d := range readError(t, r).Details {
+			paths = append(paths, d.Path)
+		}
+		assert.ElementsMatch(t, []string{"/query/promptId", "/query/versionId", "/query/status", "/query/limit", "/query/offset"}, paths)
 		r = e.Do(http.MethodGet, workflowRunsPath+"?promptId=nope", e.Viewer, nil)
 		require.Equal(t, http.StatusUnprocessableEntity, r.Status, "%s", r.Body)
 		assert.Equal(t, []canvas.Detail{{Path: "/query/promptId", Message: "must be a UUID"}}, readError(t, r).Details)

@@ -104,10 +104,26 @@ type Store interface {
 	// DeletePendingFile removes a file only while it is pending and returns
 	// it; an uploaded file is CONFLICT and is left alone.
 	DeletePendingFile(ctx context.Context, id string) (*File, error)
+	// ListFiles returns one page of the files f selects, newest first
+	// (files created at the same instant: the later created first), and
+	// how many f selects in all, read in one snapshot. f.Limit and
+	// f.Offset are used as given.
+	ListFiles(ctx context.Context, f FileFilter) ([]*File, int, error)
 	// UploadSecret returns the 32-byte secret that signs upload URLs. It is
 	// created at random on first use and stored, so that it survives
 	// restarts and is shared by every process on the same data.
 	UploadSecret(ctx context.Context) ([]byte, error)
+}
+
+// FileFilter selects the files of a workspace to list: those in Status
+// and created by CreatedBy (each when not empty), a page of Limit files
+// after the first Offset.
+type FileFilter struct {
+	WorkspaceID string
+	Status      string
+	CreatedBy   string
+	Limit       int
+	Offset      int
 }
 
 // PrefixDeleter is implemented by Blobs that can remove every key with a

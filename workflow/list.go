@@ -23,12 +23,19 @@ func Statuses() []string {
 		StatusCompleted, StatusFailed, StatusCancelled, StatusTimeout}
 }
 
-// ListParams select the runs of a canvas to list.
+// ListParams select the runs to list.
 type ListParams struct {
-	// CanvasID is the canvas whose runs are listed; required.
+	// CanvasID, when set, is the canvas whose runs are listed; otherwise
+	// the runs of every canvas the principal reaches are.
 	CanvasID string
+	// VersionID, when set, keeps the runs of that version only.
+	VersionID string
 	// Status, when set, keeps the runs in that status only.
 	Status string
+	// Since and Until, when not zero, keep the runs started at or after
+	// Since and before Until.
+	Since time.Time
+	Until time.Time
 	// Limit is the page size, 1..MaxListLimit; zero means
 	// DefaultListLimit. Offset is the number of runs skipped.
 	Limit  int
@@ -51,27 +58,32 @@ type Summary struct {
 	Error           *Error     `json:"error"`
 }
 
-// List returns one page of a canvas's runs, newest first, as summaries,
-// and the number of runs the filter selects in all. It requires the viewer
-// role, and the canvas must be reachable (NOT_FOUND or FORBIDDEN as the
-// canvas is). A missing or malformed CanvasID, a Status that is not a run
-// status, a Limit outside 0..MaxListLimit or a negative Offset is
-// VALIDATION, with each problem at its query parameter
-// (/query/promptId, /query/status, /query/limit, /query/offset).
+// List returns one page of runs, newest first, as summaries, and the
+// number of runs the filter selects in all: the runs of one canvas, which
+// must be reachable (NOT_FOUND or FORBIDDEN as the canvas is), or, without
+// CanvasID, the runs of every live canvas the principal reaches. It
+// requires the viewer role. A malformed CanvasID or VersionID, a Status
+// that is not a run status, Until not after Since, a Limit outside
+// 0..MaxListLimit or a negative Offset is VALIDATION, with each problem at
+// its query parameter (/query/promptId, /query/versionId, /query/status,
+// /query/until, /query/limit, /query/offset).
 func (s *Service) List(ctx context.Context, params ListParams) ([]*Summary, int, error) {
 	p, err := canvas.Authorize(ctx, canvas.RoleViewer)
 	if err != nil {
 		return nil, 0, err
 	}
 	var details []canvas.Detail
-	if params.CanvasID == "" {
-		details = append(details, canvas.Detail{Path: "/query/promptId", Message: "is required"})
-	} else if uuid.Validate(params.CanvasID) != nil {
-		details = append(details, canvas.Detail{Path: "/query/promptId", Message: "must be a UUID"})
+	for _, id := range []struct{ name, v string }{{"promptId", params.CanvasID}, {"versionId", params.VersionID}} {
+		if id.v != "" && uuid.Validate(id.v) != nil {
+			details = append(details, canvas.Detail{Path: "/query/" + id.name, Message: "must be a UUID"})
+		}
 	}
 	if params.Status != "" && !slices.Contains(Statuses(), params.Status) {
 		details = append(details, canvas.Detail{Path: "/query/status",
 			Message: "must be one of " + strings.Join(Statuses(), ", ")})
+	}
+	if !params.Since.IsZero() && !params.Until.IsZero() && !params.Until.After(params.Since) {
+		details = append(details, canvas.Detail{Path: "/query/until", Message: "must be after since"})
 	}
 	if params.Limit == 0 {
 		params.Limit = DefaultListLimit
@@ -85,11 +97,17 @@ func (s *Service) List(ctx context.Context, params ListParams) ([]*Summary, int,
 	if details != nil {
 		return nil, 0, canvas.Invalid("The workflow run query is not valid.", details...)
 	}
-	if _, err := canvas.ReachableCanvas(ctx, s.canvases, p, params.CanvasID); err != nil {
-		return nil, 0, err
+	f := RunFilter{CanvasID: params.CanvasID, VersionID: params.VersionID, Status: params.Status,
+		Since: params.Since, Until: params.Until, Limit: params.Limit, Offset: params.Offset}
+	if params.CanvasID != "" {
+		if _, err := canvas.ReachableCanvas(ctx, s.canvases, p, params.CanvasID); err != nil {
+			return nil, 0, err
+		}
+	} else {
+		scope := p.Scope()
+		f.Reach = &scope
 	}
-	runs, total, err := s.store.ListWorkflowRuns(ctx, p.WorkspaceID, RunFilter{CanvasID: params.CanvasID,
-		Status: params.Status, Limit: params.Limit, Offset: params.Offset})
+	runs, total, err := s.store.ListWorkflowRuns(ctx, p.WorkspaceID, f)
 	if err != nil {
 		return nil, 0, err
 	}

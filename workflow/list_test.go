@@ -1,6 +1,8 @@
 package workflow_test
 
 import (
+	"time"
+
 	"context"
 	"testing"
 
@@ -53,7 +55,9 @@ func TestService_List(t *testing.T) {
 		assert.Empty(t, list)
 	})
 	t.Run("Validation", func(t *testing.T) {
-		_, _, err := h.svc.List(viewer, workflow.ListParams{Status: "paused", Limit: 101, Offset: -1})
+		now := time.Now()
+		_, _, err := h.svc.List(viewer, workflow.ListParams{CanvasID: "c1", VersionID: "v1", Status: "paused",
+			Since: now, Until: now.Add(-time.Minute), Limit: 101, Offset: -1})
 		require.Equal(t, canvas.EINVALID, canvas.ErrorCode(err), "%v", err)
 		var e *canvas.Error
 		require.ErrorAs(t, err, &e)
@@ -61,7 +65,8 @@ func TestService_List(t *testing.T) {
 		for _, d := range e.Details {
 			paths = append(paths, d.Path)
 		}
-		assert.Equal(t, []string{"/query/promptId", "/query/status", "/query/limit", "/query/offset"}, paths)
+		assert.Equal(t, []string{"/query/promptId", "/query/versionId", "/query/status", "/query/until",
+			"/query/limit", "/query/offset"}, paths)
 	})
 	t.Run("NotFound", func(t *testing.T) {
 		_, _, err := h.svc.List(viewer, workflow.ListParams{CanvasID: uuid.NewString()})

@@ -2,6 +2,9 @@ package workflow
 
 import (
 	"context"
+	"time"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
 
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/webhook"
@@ -37,13 +40,21 @@ type Store interface {
 }
 
 // RunFilter selects runs to list: those of a canvas ("" means every
-// canvas) with a status ("" means any), a page of Limit runs after the
-// first Offset.
+// canvas) and of a version ("" means every version) with a status (""
+// means any), created at or after Since and before Until (each when not
+// zero), a page of Limit runs after the first Offset.
 type RunFilter struct {
-	CanvasID string
-	Status   string
-	Limit    int
-	Offset   int
+	CanvasID  string
+	VersionID string
+	Status    string
+	Since     time.Time
+	Until     time.Time
+	// Reach, when not nil, keeps the runs of a live canvas of
+	// Reach.WorkspaceID that it reaches: one of Reach.Projects (every
+	// project when nil), or a personal draft of Reach.UserID.
+	Reach  *canvas.Scope
+	Limit  int
+	Offset int
 }
 
 // Change is one status transition of a run with everything that commits

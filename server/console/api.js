@@ -28,9 +28,9 @@ export function signOut() {
   sessionStorage.removeItem(keyName);
 }
 
-// request sends one API call and returns the decoded JSON body (null when
-// there is none); it throws an ApiError for any status from 400 up. extra
-// adds headers (x-compatibility-date, say).
+// request sends one API call, with the extra headers when given, and
+// returns the decoded JSON body (null when there is none); it throws an
+// ApiError for any status from 400 up.
 export async function request(method, path, body, extra) {
   const headers = { ...extra, Authorization: `Bearer ${apiKey() || ""}` };
   const init = { method, headers, credentials: "omit", cache: "no-store" };

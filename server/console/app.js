@@ -12,6 +12,11 @@ import { environmentsView, environmentView } from "./environments.js";
 import { playgroundView } from "./playground.js";
 import { versionView } from "./versions.js";
 import { runView } from "./runs.js";
+import { runsListView, completionRunView } from "./runlist.js";
+import { testCasesView } from "./testcases.js";
+import { filesView } from "./files.js";
+import { keysView } from "./keys.js";
+import { projectsView } from "./projects.js";
 
 // routes map a hash path to a view; a view is an async function that
 // returns the node to show.
@@ -30,6 +35,12 @@ const routes = [
   [/^\/versions\/([^/]+)$/, (m) => versionView(m[1])],
   [/^\/versions\/([^/]+)\/new$/, (m) => newVersionView(m[1])],
   [/^\/runs\/([^/]+)$/, (m) => runView(decodeURIComponent(m[1]))],
+  [/^\/runs$/, () => runsListView()],
+  [/^\/runs\/(completion|task)\/([^/]+)$/, (m) => completionRunView(m[1], decodeURIComponent(m[2]))],
+  [/^\/test-cases(?:\/([^/]+))?$/, (m) => testCasesView(m[1] && decodeURIComponent(m[1]))],
+  [/^\/files$/, () => filesView()],
+  [/^\/api-keys$/, () => keysView()],
+  [/^\/projects$/, () => projectsView()],
 ];
 
 const view = document.getElementById("view");

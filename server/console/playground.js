@@ -175,7 +175,7 @@ function setStatus(el, state, text) {
 
 // runLink links to a run's page.
 function runLink(id) {
-  return h("a", { href: `#/runs/${encodeURIComponent(id)}`, id: "playground-run-link", "data-testid": "playground-run-link" }, id);
+  return h("a", { href: `#/runs/completion/${encodeURIComponent(id)}`, id: "playground-run-link", "data-testid": "playground-run-link" }, id);
 }
 
 // runError shows a failed run with the server's details.

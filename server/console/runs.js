@@ -1,9 +1,11 @@
 // runs.js shows workflow runs: a canvas's runs a page at a time, and one
-// run with its steps, where an operator answers a review, gives an action
-// its input, or cancels the run.
+// run with its graph and steps, where an operator answers a review, gives
+// an action its input, or cancels the run.
 
 import { request, query } from "./api.js";
 import { h, table, when, badge, errorBox, filteredPages } from "./dom.js";
+import { text, show } from "./format.js";
+import { runGraph } from "./graph.js";
 
 const pageSize = 20;
 
@@ -34,7 +36,7 @@ async function runsPage(canvasId, titles, status, offset, load) {
     table("runs-table", [
       { label: "Started", cell: (r) => h("a", { href: `#/runs/${r.id}`, "data-testid": `run-link-${r.id}` }, when(r.startedAt)) },
       { label: "Status", cell: (r) => [badge(r.status), r.error ? h("div", { className: "hint" }, r.error.message) : null] },
-      { label: "Environment", cell: (r) => r.environment },
+      { label: "Environment", cell: (r) => text(r.environment) },
       { label: "Version", cell: (r) => (titles && titles.get(r.promptVersionId)) || h("span", { className: "mono" }, r.promptVersionId) },
       { label: "Completed", cell: (r) => when(r.completedAt) },
     ], rows, "No runs yet."),
@@ -64,12 +66,14 @@ export async function runView(id) {
     }
   };
   section.append(
-    h("p", null, h("a", { href: `#/canvases/${run.promptId}`, "data-testid": "run-canvas-link" }, "← Canvas")),
+    h("p", { className: "actions" },
+      h("a", { href: `#/canvases/${run.promptId}`, "data-testid": "run-canvas-link" }, "← Canvas"),
+      h("a", { href: "#/runs" }, "← Runs")),
     h("h2", { id: "run-title" }, "Workflow run"),
     h("p", { className: "hint mono" }, run.id),
     h("dl", { className: "fields" },
       h("dt", null, "Status"), h("dd", { id: "run-status", "data-testid": "run-status", "data-status": run.status }, badge(run.status)),
-      h("dt", null, "Environment"), h("dd", null, run.environment),
+      h("dt", null, "Environment"), h("dd", null, text(run.environment)),
       h("dt", null, "Version"), h("dd", { className: "mono" }, run.promptVersionId),
       h("dt", null, "Started"), h("dd", null, when(run.startedAt)),
       h("dt", null, "Completed"), h("dd", null, when(run.completedAt)),
@@ -79,13 +83,15 @@ export async function runView(id) {
     actionsPanel(run, reread) || "",
     h("h3", null, "Output"),
     h("pre", { className: "body", id: "run-output", "data-testid": "run-output" }, run.output ? show(run.output.output) : "—"),
+    h("h3", null, "Graph"),
+    graphPanel(run),
     h("h3", null, "Steps"),
     table("steps-table", [
-      { label: "Step", cell: (s) => [h("span", { className: "mono" }, s.id), s.name && s.name !== s.id ? h("div", { className: "hint" }, s.name) : null] },
+      { label: "Step", cell: (s) => [h("span", { className: "mono", id: `step-${s.id}`, tabindex: "-1" }, s.id), s.name && s.name !== s.id ? h("div", { className: "hint" }, s.name) : null] },
       { label: "Action", cell: (s) => h("span", { className: "mono" }, s.actionId) },
       { label: "Status", cell: (s) => badge(s.status) },
       { label: "Output", cell: (s) => h("pre", { className: "body" }, show(s.output)) },
-      { label: "Error", cell: (s) => (s.error ? `${s.error.code}: ${s.error.message}` : "") },
+      { label: "Error", cell: (s) => (s.error ? `${s.error.code}: ${s.error.message}` : "—") },
     ], run.steps, "No steps."),
     h("h3", null, "Input"),
     table("input-table", [
@@ -168,11 +174,12 @@ function reviewPrompt(run) {
   return step ? h("p", { className: "hint", "data-testid": "run-review-step" }, `Step ${step.name || step.id} waits for a review.`) : null;
 }
 
-// show renders a JSON value for people: text as it is, anything else as
-// indented JSON, nothing as a dash.
-function show(v) {
-  if (v === null || v === undefined) {
-    return "—";
+// graphPanel draws the run's executed graph, laid out by depth, or says
+// that the run has none.
+function graphPanel(run) {
+  const svg = runGraph(run.graph);
+  if (!svg) {
+    return h("p", { className: "hint", "data-testid": "run-graph-empty" }, "No graph.");
   }
-  return typeof v === "string" ? v : JSON.stringify(v, null, 2);
+  return h("div", { className: "graph-scroll" }, svg);
 }

@@ -158,3 +158,34 @@ func (db *DB) UploadSecret(ctx context.Context) ([]byte, error) {
 	})
 	return secret, err
 }
+
+// ListFiles returns one page of the files f selects, newest first (seq, the
+// order of insertion, breaks ties between files created at the same
+// instant), and how many f selects in all, read in one snapshot. The index
+// files_workspace serves them in order.
+func (db *DB) ListFiles(ctx context.Context, f vault.FileFilter) ([]*vault.File, int, error) {
+	var p params
+	where := `workspace_id = ` + p.add(f.WorkspaceID)
+	for _, c := range []struct{ col, v string }{{"status", f.Status}, {"created_by", f.CreatedBy}} {
+		if c.v != "" {
+			where += ` AND ` + c.col + ` = ` + p.add(c.v)
+		}
+	}
+	var files []*vault.File
+	var total int
+	err := db.read(ctx, func(tx *Tx) error {
+		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM files WHERE `+where, p...).Scan(&total); err != nil {
+			return err
+		}
+		q := append(params(nil), p...)
+		limit, offset := q.add(f.Limit), q.add(f.Offset)
+		rows, err := tx.Query(ctx, `SELECT `+fileCols+` FROM files WHERE `+where+
+			` ORDER BY created_at DESC, seq DESC LIMIT `+limit+` OFFSET `+offset, q...)
+		files, err = rowsOf(rows, err, func(r pgx.Rows) (*vault.File, error) { return scanFile(r) })
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return files, total, nil
+}

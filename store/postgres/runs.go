@@ -177,3 +177,41 @@ func (db *DB) FinishRun(ctx context.Context, p completion.FinishRunParams) error
 	r.UpdatedAt, r.CompletedAt = now, &now
 	return nil
 }
+
+// ListRuns returns one page of the runs f selects, newest first (seq, the
+// order of insertion, breaks ties between runs created at the same
+// instant), and how many f selects in all, read in one snapshot. The index
+// runs_kind serves a kind's runs in order.
+func (db *DB) ListRuns(ctx context.Context, f completion.RunFilter) ([]*completion.Run, int, error) {
+	var p params
+	where := `r.workspace_id = ` + p.add(f.WorkspaceID) + ` AND r.kind = ` + p.add(f.Kind)
+	for _, c := range []struct{ col, v string }{{"r.canvas_id", f.CanvasID}, {"r.version_id", f.VersionID}, {"r.status", f.Status}} {
+		if c.v != "" {
+			where += ` AND ` + c.col + ` = ` + p.add(c.v)
+		}
+	}
+	where += createdWithin(&p, "r.created_at", f.Since, f.Until)
+	reach := reachSQL(&p, `r.canvas_id`, f.Scope)
+	noCanvas := `r.canvas_id = ''`
+	if f.Actor != "" {
+		noCanvas += ` AND r.created_by = ` + p.add(f.Actor)
+	}
+	where += ` AND ((r.canvas_id <> '' AND ` + reach + `) OR (` + noCanvas + `))`
+	var runs []*completion.Run
+	var total int
+	err := db.read(ctx, func(tx *Tx) error {
+		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM runs r WHERE `+where, p...).Scan(&total); err != nil {
+			return err
+		}
+		q := append(params(nil), p...)
+		limit, offset := q.add(f.Limit), q.add(f.Offset)
+		rows, err := tx.Query(ctx, `SELECT `+runCols+` FROM runs r WHERE `+where+
+			` ORDER BY r.created_at DESC, r.seq DESC LIMIT `+limit+` OFFSET `+offset, q...)
+		runs, err = rowsOf(rows, err, func(r pgx.Rows) (*completion.Run, error) { return scanRun(r) })
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return runs, total, nil
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -130,4 +131,18 @@ func rowsOf[T any](rows pgx.Rows, err error, scan func(pgx.Rows) (T, error)) ([]
 		out = append(out, v)
 	}
 	return out, rows.Err()
+}
+
+// createdWithin is the SQL condition (with its leading AND, or nothing) that
+// column col lies in [since, until), either bound left out when zero; its
+// arguments are added to p.
+func createdWithin(p *params, col string, since, until time.Time) string {
+	var where string
+	if !since.IsZero() {
+		where += ` AND ` + col + ` >= ` + p.add(since)
+	}
+	if !until.IsZero() {
+		where += ` AND ` + col + ` < ` + p.add(until)
+	}
+	return where
 }

@@ -279,10 +279,14 @@ func (db *DB) ChangeWorkflowRun(ctx context.Context, c *workflow.Change) (*workf
 func (db *DB) ListWorkflowRuns(ctx context.Context, workspaceID string, f workflow.RunFilter) ([]*workflow.Run, int, error) {
 	var p params
 	where := `workspace_id = ` + p.add(workspaceID)
-	for _, c := range []struct{ col, v string }{{"canvas_id", f.CanvasID}, {"status", f.Status}} {
+	for _, c := range []struct{ col, v string }{{"canvas_id", f.CanvasID}, {"version_id", f.VersionID}, {"status", f.Status}} {
 		if c.v != "" {
 			where += ` AND ` + c.col + ` = ` + p.add(c.v)
 		}
+	}
+	where += createdWithin(&p, "created_at", f.Since, f.Until)
+	if f.Reach != nil {
+		where += ` AND ` + reachSQL(&p, `workflow_runs.canvas_id`, *f.Reach)
 	}
 	var runs []*workflow.Run
 	var total int

@@ -29,17 +29,9 @@ func (db *DB) ListReachableDeliveries(ctx context.Context, f webhook.DeliveryFil
 			args = append(args, c.v)
 		}
 	}
-	reach := `c.project_id IS NOT NULL`
-	if scope.Projects != nil {
-		reach = `c.project_id IN (SELECT value FROM json_each(?))`
-		args = append(args, idList(scope.Projects))
-	}
-	if scope.UserID != "" {
-		reach = `(` + reach + `) OR (c.project_id IS NULL AND c.created_by = ?)`
-		args = append(args, scope.UserID)
-	}
-	where += ` AND EXISTS (SELECT 1 FROM canvases c WHERE c.workspace_id = d.workspace_id
-		AND c.id = ` + deliveryCanvas + ` AND c.deleted_at IS NULL AND (` + reach + `))`
+	reach, reachArgs := reachSQL(deliveryCanvas, scope)
+	where += ` AND ` + reach
+	args = append(args, reachArgs...)
 
 	tx, err := db.beginRead(ctx)
 	if err != nil {

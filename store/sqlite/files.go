@@ -172,3 +172,34 @@ func (db *DB) UploadSecret(ctx context.Context) ([]byte, error) {
 	}
 	return secret, tx.Commit()
 }
+
+// ListFiles returns one page of the files f selects, newest first (the
+// rowid, the order of insertion, breaks ties between files created at the
+// same instant), and how many f selects in all, read in one snapshot. The
+// index files_workspace serves them in order.
+func (db *DB) ListFiles(ctx context.Context, f vault.FileFilter) ([]*vault.File, int, error) {
+	where := `workspace_id = ?`
+	args := []any{f.WorkspaceID}
+	for _, c := range []struct{ col, v string }{{"status", f.Status}, {"created_by", f.CreatedBy}} {
+		if c.v != "" {
+			where += ` AND ` + c.col + ` = ?`
+			args = append(args, c.v)
+		}
+	}
+	tx, err := db.beginRead(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback()
+	var total int
+	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM files WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, 0, translate(err)
+	}
+	rows, err := tx.query(ctx, `SELECT `+fileCols+` FROM files WHERE `+where+
+		` ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
+	files, err := rowsOf(rows, err, func(r *sql.Rows) (*vault.File, error) { return scanFile(r) })
+	if err != nil {
+		return nil, 0, err
+	}
+	return files, total, tx.Commit()
+}

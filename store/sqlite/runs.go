@@ -225,3 +225,70 @@ func getRunTx(ctx context.Context, tx *Tx, workspaceID, id string) (*completion.
 	}
 	return r, err
 }
+
+// reachSQL is the SQL condition that canvas column col names a live canvas
+// of scope: one of its projects (every project when scope.Projects is nil),
+// or a personal draft of scope.UserID; it returns the condition with its
+// arguments.
+func reachSQL(col string, scope canvas.Scope) (string, []any) {
+	args := []any{scope.WorkspaceID}
+	reach := `c.project_id IS NOT NULL`
+	if scope.Projects != nil {
+		reach = `c.project_id IN (SELECT value FROM json_each(?))`
+		args = append(args, idList(scope.Projects))
+	}
+	if scope.UserID != "" {
+		reach = `(` + reach + `) OR (c.project_id IS NULL AND c.created_by = ?)`
+		args = append(args, scope.UserID)
+	}
+	return `EXISTS (SELECT 1 FROM canvases c WHERE c.workspace_id = ? AND c.id = ` + col +
+		` AND c.deleted_at IS NULL AND (` + reach + `))`, args
+}
+
+// ListRuns returns one page of the runs f selects, newest first (the rowid,
+// the order of insertion, breaks ties between runs created at the same
+// instant), and how many f selects in all, read in one snapshot. The
+// index runs_kind serves a kind's runs in order.
+func (db *DB) ListRuns(ctx context.Context, f completion.RunFilter) ([]*completion.Run, int, error) {
+	where := `r.workspace_id = ? AND r.kind = ?`
+	args := []any{f.WorkspaceID, f.Kind}
+	for _, c := range []struct{ col, v string }{{"r.canvas_id", f.CanvasID}, {"r.version_id", f.VersionID}, {"r.status", f.Status}} {
+		if c.v != "" {
+			where += ` AND ` + c.col + ` = ?`
+			args = append(args, c.v)
+		}
+	}
+	if !f.Since.IsZero() {
+		where += ` AND r.created_at >= ?`
+		args = append(args, formatTime(f.Since))
+	}
+	if !f.Until.IsZero() {
+		where += ` AND r.created_at < ?`
+		args = append(args, formatTime(f.Until))
+	}
+	reach, reachArgs := reachSQL(`r.canvas_id`, f.Scope)
+	noCanvas := `r.canvas_id = ''`
+	if f.Actor != "" {
+		noCanvas += ` AND r.created_by = ?`
+		reachArgs = append(reachArgs, f.Actor)
+	}
+	where += ` AND ((r.canvas_id <> '' AND ` + reach + `) OR (` + noCanvas + `))`
+	args = append(args, reachArgs...)
+
+	tx, err := db.beginRead(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback()
+	var total int
+	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM runs r WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, 0, translate(err)
+	}
+	rows, err := tx.query(ctx, `SELECT `+runCols+` FROM runs r WHERE `+where+
+		` ORDER BY r.created_at DESC, r.rowid DESC LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
+	runs, err := rowsOf(rows, err, func(r *sql.Rows) (*completion.Run, error) { return scanRun(r) })
+	if err != nil {
+		return nil, 0, err
+	}
+	return runs, total, tx.Commit()
+}

@@ -297,15 +297,29 @@ func (db *DB) ChangeWorkflowRun(ctx context.Context, c *workflow.Change) (*workf
 // selects, without their steps, newest first (the rowid, the order of
 // insertion, breaks ties between runs created at the same instant), and
 // how many f selects in all, read in one snapshot. The index
-// workflow_runs_canvas serves a canvas's runs in order.
+// workflow_runs_canvas serves a canvas's runs in order, and
+// workflow_runs_workspace the runs of every canvas.
 func (db *DB) ListWorkflowRuns(ctx context.Context, workspaceID string, f workflow.RunFilter) ([]*workflow.Run, int, error) {
 	where := `workspace_id = ?`
 	args := []any{workspaceID}
-	for _, c := range []struct{ col, v string }{{"canvas_id", f.CanvasID}, {"status", f.Status}} {
+	for _, c := range []struct{ col, v string }{{"canvas_id", f.CanvasID}, {"version_id", f.VersionID}, {"status", f.Status}} {
 		if c.v != "" {
 			where += ` AND ` + c.col + ` = ?`
 			args = append(args, c.v)
 		}
+	}
+	if !f.Since.IsZero() {
+		where += ` AND created_at >= ?`
+		args = append(args, formatTime(f.Since))
+	}
+	if !f.Until.IsZero() {
+		where += ` AND created_at < ?`
+		args = append(args, formatTime(f.Until))
+	}
+	if f.Reach != nil {
+		reach, reachArgs := reachSQL(`workflow_runs.canvas_id`, *f.Reach)
+		where += ` AND ` + reach
+		args = append(args, reachArgs...)
 	}
 	tx, err := db.beginRead(ctx)
 	if err != nil {

@@ -44,6 +44,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Run("Deliveries", func(t *testing.T) { testDeliveries(t, newStore) })
 	t.Run("DeliveryAccess", func(t *testing.T) { testDeliveryAccess(t, newStore) })
 	t.Run("Workflows", func(t *testing.T) { testWorkflows(t, newStore) })
+	t.Run("Lists", func(t *testing.T) { testLists(t, newStore) })
 	t.Run("Purge", func(t *testing.T) { testPurge(t, newStore) })
 }
 

@@ -1,0 +1,119 @@
+package canvas
+
+import (
+	"context"
+	"slices"
+	"strconv"
+)
+
+// CreateAPIKeyParams are the fields of a new API key. The JSON names are
+// those of the request body of POST /api-keys.
+type CreateAPIKeyParams struct {
+	// Role is required: viewer, editor or admin.
+	Role Role `json:"role"`
+	// Projects restricts the key to these projects of the workspace; nil
+	// (absent) means every project. An empty list is VALIDATION: a key
+	// that reaches no project is of no use.
+	Projects []string `json:"projects"`
+}
+
+// CreatedAPIKey is a new API key with its token, which is shown now or
+// never: only its hash is stored.
+type CreatedAPIKey struct {
+	APIKey
+	Token string `json:"token"`
+}
+
+// manageKeys authorizes a principal to manage the API keys of its
+// workspace: the admin role, without project restriction, since a key
+// made by a restricted principal could reach more than the principal does.
+func manageKeys(ctx context.Context) (*Principal, error) {
+	p, err := Authorize(ctx, RoleAdmin)
+	if err != nil {
+		return nil, err
+	}
+	if p.Restricted() {
+		return nil, Errorf(EFORBIDDEN, "This token is limited to some projects and cannot manage API keys.")
+	}
+	return p, nil
+}
+
+// CreateAPIKey creates an API key in the principal's workspace and returns
+// it with its token. It requires the admin role without project
+// restriction. A role that is not viewer, editor or admin, a project that
+// is not a UUID or an empty project list is VALIDATION; a project that is
+// not in the workspace is NOT_FOUND.
+func (s *Service) CreateAPIKey(ctx context.Context, params CreateAPIKeyParams) (*CreatedAPIKey, error) {
+	p, err := manageKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var v validator
+	if !params.Role.Valid() {
+		v.add("/json/role", "must be viewer, editor or admin")
+	}
+	if params.Projects != nil && len(params.Projects) == 0 {
+		v.add("/json/projects", "must name at least one project, or be left out for every project")
+	}
+	var projects []string
+	for i, id := range params.Projects {
+		if v.uuid("/json/projects/"+strconv.Itoa(i), id) && !slices.Contains(projects, id) {
+			projects = append(projects, id)
+		}
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	for _, id := range projects {
+		if _, err := s.store.GetProject(ctx, p.WorkspaceID, id); err != nil {
+			return nil, err
+		}
+	}
+	token, key := NewAPIKey(p.WorkspaceID, params.Role, projects)
+	if err := s.store.CreateAPIKey(ctx, key); err != nil {
+		return nil, err
+	}
+	return &CreatedAPIKey{APIKey: *key, Token: token}, nil
+}
+
+// ListAPIKeys returns the API keys of the principal's workspace, revoked
+// ones included, as the store orders them, without their tokens. It
+// requires the admin role without project restriction.
+func (s *Service) ListAPIKeys(ctx context.Context) ([]*APIKey, error) {
+	p, err := manageKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := s.store.ListAPIKeys(ctx, p.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	if keys == nil {
+		keys = []*APIKey{}
+	}
+	return keys, nil
+}
+
+// RevokeAPIKey revokes an API key of the principal's workspace: every
+// request made with it from then on is refused. Revoking a revoked key is a
+// no-op. It requires the admin role without project restriction; a key of
+// another workspace is NOT_FOUND, and the key making the request is
+// CONFLICT, so that no one locks themselves out by mistake.
+func (s *Service) RevokeAPIKey(ctx context.Context, id string) error {
+	p, err := manageKeys(ctx)
+	if err != nil {
+		return err
+	}
+	keys, err := s.store.ListAPIKeys(ctx, p.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(keys, func(k *APIKey) bool { return k.ID == id })
+	if i < 0 {
+		return NotFound("API key")
+	}
+	if id == p.KeyID {
+		return Errorf(ECONFLICT, "This is the key of the request; revoke it with another admin key.")
+	}
+	return s.store.RevokeAPIKey(ctx, id)
+}

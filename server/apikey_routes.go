@@ -1,0 +1,55 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+)
+
+// registerAPIKeyRoutes mounts the management of the caller's workspace's
+// API keys, for admins without project restriction. A key's token is
+// answered once, by the create; its hash never.
+func (s *Server) registerAPIKeyRoutes() {
+	s.route("GET /api-keys", s.handleListAPIKeys)
+	s.route("POST /api-keys",
+		withBody(s, s.canvasService, "CreateAPIKeyRequest", http.StatusCreated, (*canvas.Service).CreateAPIKey))
+	s.route("DELETE /api-keys/{id}", deleteID(s.canvasService, (*canvas.Service).RevokeAPIKey))
+}
+
+// handleListAPIKeys serves one page of the workspace's API keys in the
+// pagination envelope, oldest first, revoked ones included. A workspace
+// holds the few keys its admins made, so the page is cut from the whole
+// list.
+func (s *Server) handleListAPIKeys(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r)
+	limit := q.Int("limit", defaultKeyLimit)
+	offset := q.Int("offset", 0)
+	objectLinks := q.Bool("objectLinks", false)
+	if limit == 0 {
+		limit = defaultKeyLimit
+	}
+	if limit < 1 || limit > maxKeyLimit {
+		q.fail("limit", "must be between 1 and 100")
+	}
+	if offset < 0 {
+		q.fail("offset", "must not be negative")
+	}
+	if err := q.Err(); err != nil {
+		return err
+	}
+	keys, err := s.canvases.ListAPIKeys(r.Context())
+	if err != nil {
+		return err
+	}
+	page := keys[min(offset, len(keys)):min(offset+limit, len(keys))]
+	writeJSON(w, http.StatusOK, newPage(page, len(keys), nil, pageRequest{
+		Limit: limit, Offset: offset, ObjectLinks: objectLinks,
+	}))
+	return nil
+}
+
+// Page bounds of GET /api-keys.
+const (
+	defaultKeyLimit = 20
+	maxKeyLimit     = 100
+)
