@@ -161,8 +161,8 @@ func (c *config) openStore(ctx context.Context, create bool) (store.Store, error
 	}
 	path := filepath.Join(db.Dir, engine.DatabaseFile)
 	if create {
-		if err := os.MkdirAll(db.Dir, 0o700); err != nil {
-			return nil, fmt.Errorf("data directory: %w", err)
+		if _, err := dataDir(db.Dir); err != nil {
+			return nil, err
 		}
 	} else if err := sqliteExists(db.Dir); err != nil {
 		return nil, err

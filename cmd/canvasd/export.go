@@ -17,11 +17,6 @@ import (
 	"github.com/promptcanvas/promptcanvas/internal/promptfile"
 )
 
-const exportUsage = `Usage:
-  canvasd export --out DIR [--workspace NAME] [--data DIR]
-  canvasd import --in DIR [--workspace NAME] [--dry-run] [--data DIR]
-`
-
 // export writes the canvases of a workspace (those of its projects; personal
 // drafts are not exported), their live versions and what their environments
 // serve to one JSON file per canvas in --out (see internal/promptfile). Files
@@ -38,7 +33,7 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 		return err
 	}
 	if out == "" {
-		fmt.Fprint(stderr, "canvasd export: --out is required\n\n"+exportUsage)
+		fmt.Fprint(stderr, "canvasd export: --out is required\n\n"+commandUsage("export"))
 		return errUsage
 	}
 	eng, closeEngine, err := cfg.openEngine(ctx, engine.Options{}, false)

@@ -32,7 +32,7 @@ func importCmd(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	if in == "" {
-		fmt.Fprint(stderr, "canvasd import: --in is required\n\n"+exportUsage)
+		fmt.Fprint(stderr, "canvasd import: --in is required\n\n"+commandUsage("import"))
 		return errUsage
 	}
 	files, err := promptfile.ReadDir(in)

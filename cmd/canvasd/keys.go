@@ -14,33 +14,6 @@ import (
 	"github.com/promptcanvas/promptcanvas/store"
 )
 
-const keysUsage = `Usage:
-  canvasd keys create --workspace NAME --role viewer|editor|admin [--project ID]... [--data DIR] [--database URL]
-  canvasd keys list [--workspace NAME] [--data DIR] [--database URL]
-  canvasd keys revoke KEY_ID [--data DIR] [--database URL]
-`
-
-// keys manages API keys in the store --database selects (SQLite in the data
-// directory by default, or Postgres). It works while servers run on the
-// same data: SQLite in WAL mode lets both write, and Postgres is shared by
-// design.
-func keys(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, keysUsage)
-		return errUsage
-	}
-	switch args[0] {
-	case "create":
-		return keysCreate(ctx, args[1:], getenv, stdout, stderr)
-	case "list":
-		return keysList(ctx, args[1:], getenv, stdout, stderr)
-	case "revoke":
-		return keysRevoke(ctx, args[1:], getenv, stdout, stderr)
-	}
-	fmt.Fprintf(stderr, "canvasd keys: unknown command %q\n\n%s", args[0], keysUsage)
-	return errUsage
-}
-
 // stringList is a flag that may be repeated.
 type stringList []string
 
@@ -187,7 +160,7 @@ func keysRevoke(ctx context.Context, args []string, getenv func(string) string, 
 		return err
 	}
 	if len(pos) != 1 {
-		fmt.Fprint(stderr, "canvasd keys revoke: expected one KEY_ID\n\n"+keysUsage)
+		fmt.Fprint(stderr, "canvasd keys revoke: expected one KEY_ID\n\n"+commandUsage("keys revoke"))
 		return errUsage
 	}
 	db, err := cfg.openStore(ctx, false)

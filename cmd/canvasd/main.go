@@ -9,6 +9,8 @@
 //	canvasd export --out DIR [--workspace NAME] [--data DIR]
 //	canvasd import --in DIR [--workspace NAME] [--dry-run] [--data DIR]
 //	canvasd migrate-store --from sqlite:DIR --to postgres://... [--blobs URL]
+//	canvasd version
+//	canvasd help
 //
 // Every command that opens the store takes --database: SQLite in the data
 // directory by default, or Postgres, which several replicas share.
@@ -27,49 +29,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
+
+	"github.com/promptcanvas/promptcanvas/engine"
 )
-
-const usage = `Usage:
-  canvasd [serve] [--addr ADDR] [--data DIR] [--database URL] [--blobs URL] [--base-url URL]
-  canvasd keys create --workspace NAME --role viewer|editor|admin [--project ID]... [--data DIR]
-  canvasd keys list [--data DIR]
-  canvasd keys revoke KEY_ID [--data DIR]
-  canvasd export --out DIR [--workspace NAME] [--data DIR]
-  canvasd import --in DIR [--workspace NAME] [--dry-run] [--data DIR]
-  canvasd migrate-store --from sqlite:DIR --to postgres://USER:PASSWORD@HOST/DB [--blobs URL]
-
-Every command that opens the store also takes --database URL.
-
-Environment (a flag wins over its variable):
-  CANVAS_ADDR                    address to listen on (default 127.0.0.1:8080)
-  CANVAS_DATA                    data directory (default ./canvas-data)
-  CANVAS_DATABASE                store: sqlite:[DIR] (default, the data directory) or postgres://USER:PASSWORD@HOST/DB
-  CANVAS_BLOBS                   uploaded files: s3://BUCKET?region=R[&endpoint=URL] (default: the store's own)
-  CANVAS_BASE_URL                public URL of the server (default http://<addr>)
-  CANVAS_BOOTSTRAP_API_KEY       first admin API key of a new database (a UUID)
-  CANVAS_JWT_SECRET              accept JWTs signed with HS256 and this secret
-  CANVAS_JWKS_FILE               accept JWTs signed by the keys of this JWKS file
-  CANVAS_ALLOW_PRIVATE_NETWORKS  1 lets webhooks reach loopback and private addresses
-  CANVAS_WEBHOOK_MAX_FAILURES    deliveries failing in a row that disable a subscription (default 5)
-  CANVAS_WEBHOOK_SECRET_OVERLAP  how long a rotated-out signing secret stays valid (default 24h)
-  CANVAS_OPENAI_BASE_URL         OpenAI-compatible model back end
-  CANVAS_OPENAI_API_KEY          its API key
-  CANVAS_MAX_CONNECTIONS         most client connections open at once (default 768; 0: no bound)
-  CANVAS_MIN_BODY_RATE           slowest average pace of a request body, bytes/s (default 1024; 0: off)
-  CANVAS_BODY_GRACE              time before a body's pace counts, and longest stall (default 10s)
-  CANVAS_RATE_PER_KEY            requests per second of one credential (default 200; 0: no limit)
-  CANVAS_RATE_BURST              requests one credential may send at once (default 400)
-  CANVAS_FAILED_AUTH_RATE        failed authentications per second per address (default 1; 0: no limit)
-  CANVAS_FAILED_AUTH_BURST       failed authentications one address may make at once (default 20)
-  CANVAS_MAX_QUEUED_PER_WORKSPACE queued runs of a workspace before new ones are refused (default 10000)
-  CANVAS_LOG_LEVEL               debug, info, warn or error (default info)
-  CANVAS_LOG_FORMAT              json or text (default json)
-  CANVAS_METRICS_ADDR            separate listener serving /metrics (default none)
-  CANVAS_METRICS_PUBLIC          1 also serves /metrics on the main listener, to admins
-  CANVAS_PPROF_ADDR              separate listener serving /debug/pprof/ (default none)
-  OTEL_EXPORTER_OTLP_ENDPOINT    export spans over OTLP/HTTP (default none)
-`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -94,40 +59,50 @@ var errUsage = errors.New("usage")
 // run is canvasd: it reads its command line args (without the program
 // name) and its environment through env, writes its output to stdout and
 // its logs to stderr, and returns when the command is done or, for the
-// server, when ctx is cancelled and the server has shut down.
+// server, when ctx is cancelled and the server has shut down. Without a
+// command it serves.
 func run(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) error {
-	cmd := "serve"
-	if len(args) > 0 && !isFlag(args[0]) {
-		cmd, args = args[0], args[1:]
-	}
-	switch cmd {
-	case "serve":
+	switch {
+	case len(args) == 0:
 		return serve(ctx, args, env, stdout, stderr)
-	case "keys":
-		return keys(ctx, args, env, stdout, stderr)
-	case "export":
-		return export(ctx, args, env, stdout, stderr)
-	case "import":
-		return importCmd(ctx, args, env, stdout, stderr)
-	case "migrate-store":
-		return migrateStore(ctx, args, env, stdout, stderr)
-	case "help":
-		fmt.Fprint(stdout, usage)
+	case isHelp(args[0]) || args[0] == "help":
+		fmt.Fprint(stdout, usage())
 		return nil
+	case isFlag(args[0]):
+		return serve(ctx, args, env, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "canvasd: unknown command %q\n\n%s", cmd, usage)
-	return errUsage
+	name, args := args[0], args[1:]
+	if group, ok := groupUsage(name); ok {
+		switch {
+		case len(args) == 0:
+			fmt.Fprintf(stderr, "canvasd %s: missing command\n\n%s", name, group)
+			return errUsage
+		case isHelp(args[0]):
+			fmt.Fprint(stdout, group)
+			return nil
+		}
+		name, args = name+" "+args[0], args[1:]
+	}
+	c, ok := lookupCommand(name)
+	if !ok || c.run == nil {
+		fmt.Fprintf(stderr, "canvasd: unknown command %q\n\n%s", name, usage())
+		return errUsage
+	}
+	return c.run(ctx, args, env, stdout, stderr)
 }
 
 func isFlag(arg string) bool { return len(arg) > 1 && arg[0] == '-' }
 
-// newFlagSet returns a flag set that reports errors to stderr and returns
-// them rather than exiting.
+// newFlagSet returns the flag set of the command name ("canvasd keys
+// create"), which reports errors to stderr and returns them rather than
+// exiting; its usage is the command's usage line and summary, then its
+// flags.
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage of %s:\n", name)
+		fmt.Fprint(stderr, commandUsage(strings.TrimPrefix(name, "canvasd ")))
+		fmt.Fprint(stderr, "\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	return fs
@@ -154,4 +129,46 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// dataDir creates the data directory, readable by its owner only, checks
+// that canvasd can write there, and returns the path of the database in it.
+// A directory that cannot be created or written is an error naming it and
+// saying why, before SQLite could fail with a code of its own.
+func dataDir(dir string) (string, error) {
+	db := filepath.Join(dir, engine.DatabaseFile)
+	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
+		return "", fmt.Errorf("data directory %s is a file, not a directory", dir)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("data directory %s cannot be created: %s", dir, pathReason(err, dir))
+	}
+	probe, err := os.CreateTemp(dir, ".canvasd-write-check-*")
+	if err != nil {
+		return "", fmt.Errorf("data directory %s cannot be written: %s", dir, pathReason(err, dir))
+	}
+	probe.Close()
+	if err := os.Remove(probe.Name()); err != nil {
+		return "", fmt.Errorf("data directory %s: %s", dir, pathReason(err, dir))
+	}
+	if f, err := os.OpenFile(db, os.O_RDWR, 0); err == nil {
+		f.Close()
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("database %s cannot be written: %s", db, pathReason(err, db))
+	}
+	return db, nil
+}
+
+// pathReason is the reason a file operation failed, naming the path it
+// failed on when that is not the one the message already names (a parent
+// directory, or a file inside it).
+func pathReason(err error, named string) string {
+	var pe *os.PathError
+	if !errors.As(err, &pe) {
+		return err.Error()
+	}
+	if filepath.Clean(pe.Path) == filepath.Clean(named) || filepath.Dir(pe.Path) == filepath.Clean(named) {
+		return pe.Err.Error()
+	}
+	return pe.Path + ": " + pe.Err.Error()
 }

@@ -171,17 +171,6 @@ func TestRun_Usage(t *testing.T) {
 		assert.ErrorIs(t, err, errUsage)
 		assert.Contains(t, stderr.String(), "Usage:")
 	})
-	t.Run("Help", func(t *testing.T) {
-		var stdout bytes.Buffer
-		require.NoError(t, run(context.Background(), []string{"help"}, getenv(nil), &stdout, io.Discard))
-		for _, name := range []string{"CANVAS_JWT_SECRET", "CANVAS_JWKS_FILE", "keys create"} {
-			assert.Contains(t, stdout.String(), name)
-		}
-	})
-	t.Run("HelpFlag", func(t *testing.T) {
-		err := run(context.Background(), []string{"--help"}, getenv(nil), io.Discard, io.Discard)
-		assert.ErrorIs(t, err, flag.ErrHelp)
-	})
 	t.Run("UnknownFlag", func(t *testing.T) {
 		err := run(context.Background(), []string{"serve", "--nope"}, getenv(nil), io.Discard, io.Discard)
 		assert.ErrorIs(t, err, errUsage)

@@ -159,28 +159,58 @@ func pprofHandler() http.Handler {
 	return mux
 }
 
-// sideListener serves an operator's endpoint (metrics, pprof) on addr
-// until the returned stop is called. It prints "<name> listening on ADDR"
-// to stdout once listening.
-func sideListener(ctx context.Context, name, addr string, h http.Handler, logger *slog.Logger, stdout io.Writer) (stop func(), err error) {
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("%s listener: %w", name, err)
+// sideListener is an operator's endpoint (metrics, pprof) on a listener of
+// its own: bound by listen at start-up, served once the handler exists, and
+// closed by stop. An empty addr turns it off.
+type sideListener struct {
+	name, addr string
+	ln         net.Listener
+	srv        *http.Server
+	done       chan struct{}
+}
+
+// listen binds the listener, so that an address in use fails the start
+// before anything else is done.
+func (s *sideListener) listen(ctx context.Context) error {
+	if s.addr == "" {
+		return nil
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout,
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", s.addr)
+	if err != nil {
+		return fmt.Errorf("%s listener: %w", s.name, err)
+	}
+	s.ln = ln
+	return nil
+}
+
+// serve serves h on the bound listener until stop is called, and prints
+// "<name> listening on ADDR" to stdout.
+func (s *sideListener) serve(h http.Handler, logger *slog.Logger, stdout io.Writer) {
+	if s.ln == nil {
+		return
+	}
+	s.srv = &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
-	done := make(chan struct{})
+	s.done = make(chan struct{})
 	go func() {
-		defer close(done)
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			logger.Warn(name+" listener stopped", slog.Any("error", err))
+		defer close(s.done)
+		if err := s.srv.Serve(s.ln); !errors.Is(err, http.ErrServerClosed) {
+			logger.Warn(s.name+" listener stopped", slog.Any("error", err))
 		}
 	}()
-	logger.Info(name+" listening", slog.String("addr", ln.Addr().String()))
-	fmt.Fprintf(stdout, "%s listening on %s\n", name, ln.Addr())
-	return func() {
-		_ = srv.Close()
-		<-done
-	}, nil
+	logger.Info(s.name+" listening", slog.String("addr", s.ln.Addr().String()))
+	fmt.Fprintf(stdout, "%s listening on %s\n", s.name, s.ln.Addr())
+}
+
+// stop closes the listener and, when it was served, waits for its server
+// to return.
+func (s *sideListener) stop() {
+	switch {
+	case s.srv != nil:
+		_ = s.srv.Close()
+		<-s.done
+	case s.ln != nil:
+		_ = s.ln.Close()
+	}
 }

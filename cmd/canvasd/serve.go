@@ -9,10 +9,14 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/server"
 )
 
@@ -30,8 +34,15 @@ const (
 
 // serve runs the reference server until ctx is cancelled, then stops
 // accepting connections, lets in-flight requests finish (at most
-// shutdownTimeout), and closes the store. On a new database it creates the
-// default workspace and prints its admin API key once.
+// shutdownTimeout), and closes the store.
+//
+// Everything that can fail at start-up (the data directory, the listeners,
+// the store, the handler) is done before a new database is bootstrapped:
+// the default workspace and its admin API key are created only once the
+// server is about to serve, and the key is printed right away, before the
+// "listening on" line. A start that fails earlier leaves no workspace, so
+// the next start bootstraps. A start on an existing database prints how to
+// create an admin key instead, and warns when no admin key is left.
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var cfg config
 	fs := newFlagSet("canvasd serve", stderr)
@@ -58,10 +69,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	if db.Kind == kindSQLite {
+		if _, err := dataDir(db.Dir); err != nil {
+			return err
+		}
+	}
 
-	// The listener comes first: upload URLs carry the bound address when
-	// no base URL is configured. Serve closes it; the deferred Close covers
-	// the returns before that.
+	// The listeners come before the store: upload URLs carry the bound
+	// address when no base URL is configured, and an address in use fails
+	// the start before the database is touched. Serve closes them; the
+	// deferred Close covers the returns before that.
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", cfg.Addr)
 	if err != nil {
@@ -71,6 +88,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	addr := ln.Addr().String()
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "http://" + addr
+	}
+	sides := []*sideListener{{name: "metrics", addr: cfg.MetricsAddr}, {name: "pprof", addr: cfg.PprofAddr}}
+	for _, side := range sides {
+		if err := side.listen(ctx); err != nil {
+			return err
+		}
+		defer side.stop()
 	}
 
 	opts, err := engineOptions(cfg, logger)
@@ -94,18 +118,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	closeEngine := sync.OnceValue(closeFn)
 	defer closeEngine()
 
-	created, token, err := eng.Bootstrap(ctx, cfg.BootstrapAPIKey)
-	if err != nil {
-		return err
-	}
-	if created {
-		// The key goes to standard output only: logs are shipped and kept,
-		// and a credential does not belong in them.
-		logger.Info("new database: created the default workspace and its admin API key (printed on standard output)",
-			slog.String("workspace", canvas.DefaultWorkspaceName))
-		fmt.Fprintf(stdout, "admin API key: %s\n", token)
-	}
-
 	// Watch streams and long polls end when the shutdown starts, rather
 	// than hold it for shutdownTimeout.
 	watchStop := make(chan struct{})
@@ -115,22 +127,21 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	for _, side := range []struct {
-		name, addr string
-		h          http.Handler
-	}{
-		{"metrics", cfg.MetricsAddr, server.MetricsHandler(eng.Metrics)},
-		{"pprof", cfg.PprofAddr, pprofHandler()},
-	} {
-		if side.addr == "" {
-			continue
-		}
-		stop, err := sideListener(ctx, side.name, side.addr, side.h, logger, stdout)
-		if err != nil {
-			return err
-		}
-		defer stop()
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	srv.RegisterOnShutdown(func() { close(watchStop) })
+	guarded := cfg.guard(srv, ln)
+
+	if err := bootstrap(ctx, eng, cfg, logger, stdout); err != nil {
+		return err
+	}
+
 	// The engine's background work stops, finishing or giving back the
 	// jobs it holds, before the store closes, whichever way serve returns
 	// (Engine.Close waits for Run).
@@ -144,22 +155,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			logger.Warn("background work stopped", slog.Any("error", err))
 		}
 	}()
-
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
-	srv.RegisterOnShutdown(func() { close(watchStop) })
+	sides[0].serve(server.MetricsHandler(eng.Metrics), logger, stdout)
+	sides[1].serve(pprofHandler(), logger, stdout)
 	served := make(chan error, 1)
-	guarded := cfg.guard(srv, ln)
 	go func() { served <- srv.Serve(guarded) }()
+	console := consoleURL(cfg.BaseURL)
 	logger.Info("listening", slog.String("addr", addr), slog.String("baseUrl", cfg.BaseURL),
-		slog.String("database", db.String()), slog.Bool("jwt", cfg.JWTSecret != "" || cfg.JWKSFile != ""))
+		slog.String("console", console), slog.String("database", db.String()),
+		slog.Bool("jwt", cfg.JWTSecret != "" || cfg.JWKSFile != ""))
 	fmt.Fprintf(stdout, "listening on %s\n", addr)
+	fmt.Fprintf(stdout, "console: %s\n", console)
 
 	select {
 	case err := <-served:
@@ -184,6 +189,92 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// consoleURL is the address of the operator console under the server's
+// public URL.
+func consoleURL(baseURL string) string {
+	return strings.TrimSuffix(baseURL, "/") + "/console"
+}
+
+// bootstrap makes a new database usable and says so: it creates the
+// default workspace and its admin API key, and prints the key once on
+// standard output (never in the log: logs are shipped and kept, and a
+// credential does not belong in them). On an existing database it prints
+// the command that creates an admin key, for whoever never saw the key of
+// the first start; warns when no workspace has an active admin key any
+// more; and reports a CANVAS_BOOTSTRAP_API_KEY as ignored.
+func bootstrap(ctx context.Context, eng *engine.Engine, cfg config, logger *slog.Logger, stdout io.Writer) error {
+	created, token, err := eng.Bootstrap(ctx, cfg.BootstrapAPIKey)
+	if err != nil {
+		return err
+	}
+	if created {
+		logger.Info("new database: created the default workspace and its admin API key (printed on standard output)",
+			slog.String("workspace", canvas.DefaultWorkspaceName))
+		fmt.Fprintf(stdout, "admin API key: %s\n", token)
+		return nil
+	}
+
+	if cfg.BootstrapAPIKey != "" {
+		state := "it is not a key of this database"
+		if key, err := eng.Store.GetAPIKeyByHash(ctx, canvas.HashToken(cfg.BootstrapAPIKey)); err == nil {
+			state = "it is a key of this database"
+			if key.RevokedAt != nil {
+				state = "it is a revoked key of this database"
+			}
+		} else if canvas.ErrorCode(err) != canvas.ENOTFOUND {
+			return fmt.Errorf("look up the bootstrap API key: %w", err)
+		}
+		logger.Warn("CANVAS_BOOTSTRAP_API_KEY is ignored: the database already exists, and only a new one is "+
+			"given a first admin key; "+state, slog.String("data", cfg.Data))
+	}
+
+	workspaces, err := eng.Store.ListWorkspaces(ctx)
+	if err != nil {
+		return fmt.Errorf("list workspaces: %w", err)
+	}
+	// The bootstrap workspace when it exists, else the oldest.
+	workspace := canvas.DefaultWorkspaceName
+	if !slices.ContainsFunc(workspaces, func(w *canvas.Workspace) bool { return w.Name == workspace }) &&
+		len(workspaces) > 0 {
+		workspace = workspaces[0].Name
+	}
+	keys, err := eng.Store.ListAPIKeys(ctx, "")
+	if err != nil {
+		return fmt.Errorf("list API keys: %w", err)
+	}
+	create := adminKeyCommand(cfg, workspace)
+	if !slices.ContainsFunc(keys, func(k *canvas.APIKey) bool { return k.Role == canvas.RoleAdmin && k.RevokedAt == nil }) {
+		logger.Warn("no active admin API key in the database; create one with: "+create, slog.String("data", cfg.Data))
+		fmt.Fprintf(stdout, "no admin API key: create one with: %s\n", create)
+		return nil
+	}
+	fmt.Fprintf(stdout, "existing database; to create an admin API key: %s\n", create)
+	return nil
+}
+
+// adminKeyCommand is the command line that creates an admin API key in
+// workspace of the database the server opened.
+func adminKeyCommand(cfg config, workspace string) string {
+	cmd := "canvasd keys create --workspace " + shellQuote(workspace) + " --role admin"
+	if db, err := cfg.database(); err == nil && db.Kind == kindPostgres {
+		// The connection string holds a password: the command names the
+		// flag, whose value the operator has at hand.
+		return cmd + " --database \"$CANVAS_DATABASE\""
+	}
+	if filepath.Clean(cfg.Data) != filepath.Clean(defaultData) {
+		cmd += " --data " + shellQuote(cfg.Data)
+	}
+	return cmd
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // authOptions turns the JWT configuration into the authenticator's

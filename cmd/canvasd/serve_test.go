@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/store/sqlite"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -171,5 +173,145 @@ func TestRun_Serve(t *testing.T) {
 		assert.Equal(t, http.StatusCreated, resp.StatusCode)
 		assert.NoError(t, d.result())
 		assert.Contains(t, d.Stderr.String(), `"msg":"stopped"`)
+	})
+}
+
+// TestRun_FirstStart covers the first hour of an operator: the admin key
+// is printed once the server can serve, a start that fails leaves the next
+// one able to bootstrap, and every later start says how to make an admin
+// key, for whoever never saw the first one.
+func TestRun_FirstStart(t *testing.T) {
+	t.Parallel()
+
+	// createAdminKey runs the command a start printed after prefix, as an
+	// operator would paste it, and returns the new key.
+	createAdminKey := func(t *testing.T, d *daemon, prefix string) string {
+		t.Helper()
+		line, ok := d.Stdout.line(prefix)
+		require.True(t, ok, "stdout: %s", d.Stdout)
+		args, ok := strings.CutPrefix(line, "canvasd ")
+		require.True(t, ok, "the line ends with a canvasd command: %s", line)
+		out := mustRun(t, nil, strings.Fields(args)...)
+		key := strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
+		require.True(t, canvas.IsAPIKeyToken(key), "keys create printed %q", out)
+		return key
+	}
+
+	t.Run("AddressInUse", func(t *testing.T) {
+		t.Parallel()
+		busy, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		defer busy.Close()
+		dir := filepath.Join(t.TempDir(), "data")
+		key := uuid.NewString()
+		vars := map[string]string{"CANVAS_BOOTSTRAP_API_KEY": key}
+
+		stdout, stderr := newOutput(), newOutput()
+		err = run(context.Background(), []string{"--addr", busy.Addr().String(), "--data", dir}, getenv(vars), stdout, stderr)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "address already in use")
+		assert.NotContains(t, stdout.String(), "admin API key", "no key is printed by a start that cannot serve")
+
+		d := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", dir}, vars)
+		printed, ok := d.Stdout.line("admin API key: ")
+		require.True(t, ok, "the next start bootstraps; stdout: %s", d.Stdout)
+		assert.Equal(t, key, printed)
+		assert.Equal(t, http.StatusOK, d.get(t, "/projects", key))
+	})
+
+	t.Run("SideListenerInUse", func(t *testing.T) {
+		// The metrics listener fails after the main one is bound: the
+		// database is left without a workspace, and no key is printed.
+		t.Parallel()
+		busy, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		defer busy.Close()
+		dir := t.TempDir()
+		stdout := newOutput()
+		err = run(context.Background(), []string{"--addr", "127.0.0.1:0", "--data", dir, "--metrics-addr", busy.Addr().String()},
+			getenv(nil), stdout, io.Discard)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "metrics listener")
+		assert.NotContains(t, stdout.String(), "admin API key")
+
+		d := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", dir}, nil)
+		key, ok := d.Stdout.line("admin API key: ")
+		require.True(t, ok, "the next start bootstraps; stdout: %s", d.Stdout)
+		assert.Equal(t, http.StatusOK, d.get(t, "/projects", key))
+	})
+
+	t.Run("KeyNeverSeen", func(t *testing.T) {
+		// The first start printed a key nobody kept: the next start says
+		// how to create another, and that command works while it runs.
+		t.Parallel()
+		dir := t.TempDir()
+		args := []string{"--addr", "127.0.0.1:0", "--data", dir}
+		d := startDaemon(t, args, nil)
+		_, ok := d.Stdout.line("admin API key: ")
+		require.True(t, ok)
+		require.NoError(t, d.stop())
+
+		d = startDaemon(t, args, nil)
+		_, ok = d.Stdout.line("admin API key: ")
+		assert.False(t, ok, "a key is printed once only")
+		line, _ := d.Stdout.line("existing database; to create an admin API key: ")
+		assert.Equal(t, "canvasd keys create --workspace default --role admin --data "+dir, line)
+		key := createAdminKey(t, d, "existing database; to create an admin API key: ")
+		assert.Equal(t, http.StatusOK, d.get(t, "/projects", key))
+		assert.NotContains(t, d.Stderr.String(), "no active admin API key")
+	})
+
+	t.Run("InterruptedBootstrap", func(t *testing.T) {
+		// A start stopped between the workspace and its key leaves a
+		// database with no admin key: the next start warns and says how to
+		// make one.
+		t.Parallel()
+		dir := t.TempDir()
+		db, err := dataDir(dir)
+		require.NoError(t, err)
+		store, err := sqlite.Open(context.Background(), db)
+		require.NoError(t, err)
+		require.NoError(t, store.CreateWorkspace(context.Background(), &canvas.Workspace{Name: canvas.DefaultWorkspaceName}))
+		require.NoError(t, store.Close())
+
+		d := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", dir}, nil)
+		_, ok := d.Stdout.line("admin API key: ")
+		assert.False(t, ok)
+		assert.Contains(t, d.Stderr.String(), `"level":"WARN","msg":"no active admin API key in the database; create one with: canvasd keys create --workspace default --role admin --data `+dir)
+		key := createAdminKey(t, d, "no admin API key: create one with: ")
+		assert.Equal(t, http.StatusOK, d.get(t, "/projects", key))
+	})
+
+	t.Run("BootstrapKeyIgnored", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		args := []string{"--addr", "127.0.0.1:0", "--data", dir}
+		key := uuid.NewString()
+		d := startDaemon(t, args, map[string]string{"CANVAS_BOOTSTRAP_API_KEY": key})
+		assert.NotContains(t, d.Stderr.String(), "ignored")
+		require.NoError(t, d.stop())
+
+		for given, state := range map[string]string{
+			key:              "it is a key of this database",
+			uuid.NewString(): "it is not a key of this database",
+		} {
+			d = startDaemon(t, args, map[string]string{"CANVAS_BOOTSTRAP_API_KEY": given})
+			assert.Contains(t, d.Stderr.String(), `"level":"WARN","msg":"CANVAS_BOOTSTRAP_API_KEY is ignored: the database already exists, and only a new one is given a first admin key; `+state+`"`)
+			assert.NotContains(t, d.Stderr.String(), given, "the key never reaches the log")
+			require.NoError(t, d.stop())
+		}
+	})
+
+	t.Run("ConsoleURL", func(t *testing.T) {
+		t.Parallel()
+		d := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", t.TempDir()}, nil)
+		console, ok := d.Stdout.line("console: ")
+		require.True(t, ok, "stdout: %s", d.Stdout)
+		assert.Equal(t, d.URL+"/console", console)
+		resp, err := http.Get(console)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+		assert.Contains(t, resp.Header.Get("Content-Type"), "text/html")
 	})
 }
