@@ -154,7 +154,7 @@ func (r *report) finish() {
 		if a.Key == "flaky" {
 			name += fmt.Sprintf(", receiver failing %.0f %% of attempts", a.FailFraction*100)
 			r.Goals = append(r.Goals, goal{Goal: name + ": every event delivered, none twice",
-				Ours: fmt.Sprintf("%d of %d delivered, %d twice", a.Delivered, a.Accepted, a.Duplicates+a.DuplicateIDs),
+				Ours:     fmt.Sprintf("%d of %d delivered, %d twice", a.Delivered, a.Accepted, a.Duplicates+a.DuplicateIDs),
 				Baseline: "-", Ratio: "-", Target: "all, 0 twice",
 				Met: a.Accepted > 0 && a.Backlog == 0 && a.Duplicates == 0 && a.DuplicateIDs == 0})
 			continue
