@@ -166,34 +166,35 @@ func (db *DB) ClaimJobs(ctx context.Context, owner string, kinds []string, n int
 	} else if !anyDue {
 		return []*queue.Job{}, nil
 	}
-	tx, err := db.beginWrite(ctx)
+	// The claim shares its commit with the outcomes and heartbeats of the
+	// jobs running meanwhile and with the other lanes' claims (the
+	// committer of leased), under its own savepoint: slots free as jobs
+	// end, and each refill would otherwise cost a disk flush of its own.
+	var jobs []*queue.Job
+	err := db.groupCommit(ctx, &db.jobCommits, func(ctx context.Context, tx *Tx) error {
+		now := formatTime(tx.now)
+		if _, err := tx.exec(ctx, qExhaust, now); err != nil {
+			return err
+		}
+		kindList := idList(kinds)
+		queued, err := dueJobs(ctx, tx, qDueQueued, now, kindList, n)
+		if err != nil {
+			return err
+		}
+		expired, err := dueJobs(ctx, tx, qDueExpired, now, kindList, n)
+		if err != nil {
+			return err
+		}
+		due := oldestDue(queued, expired, n)
+		if len(due) == 0 {
+			jobs = []*queue.Job{}
+			return nil // commits what qExhaust failed
+		}
+		rows, err := tx.query(ctx, qClaim, owner, formatTime(tx.now.Add(lease)), now, idList(due))
+		jobs, err = rowsOf(rows, err, func(r *sql.Rows) (*queue.Job, error) { return scanJob(r) })
+		return err
+	})
 	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	now := formatTime(tx.now)
-	if _, err := tx.exec(ctx, qExhaust, now); err != nil {
-		return nil, err
-	}
-	kindList := idList(kinds)
-	queued, err := dueJobs(ctx, tx, qDueQueued, now, kindList, n)
-	if err != nil {
-		return nil, err
-	}
-	expired, err := dueJobs(ctx, tx, qDueExpired, now, kindList, n)
-	if err != nil {
-		return nil, err
-	}
-	due := oldestDue(queued, expired, n)
-	if len(due) == 0 {
-		return []*queue.Job{}, tx.Commit() // keeps what qExhaust failed
-	}
-	rows, err := tx.query(ctx, qClaim, owner, formatTime(tx.now.Add(lease)), now, idList(due))
-	jobs, err := rowsOf(rows, err, func(r *sql.Rows) (*queue.Job, error) { return scanJob(r) })
-	if err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
 	sort.Slice(jobs, func(a, b int) bool {
