@@ -67,7 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.Rounds, "rounds", 2, "runs of each target per scenario, interleaved")
 	rates := fs.String("async-rates", "100,200,400,800", "offered `rates` of async completions per second, comma-separated")
 	fs.DurationVar(&c.AsyncDuration, "async-duration", 10*time.Second, "length of each async run")
-	fs.DurationVar(&c.Drain, "drain", 20*time.Second, "longest wait, after an async run, for its notifications")
+	fs.DurationVar(&c.Drain, "drain", 30*time.Second, "longest wait, after an async run, for its notifications")
 	fs.Float64Var(&c.FailFraction, "fail-fraction", 0.3, "share of the attempts the receiver fails in the flaky run (below 0.5)")
 	fs.Float64Var(&c.FlakyRate, "flaky-rate", 100, "offered `rate` of the flaky run")
 	fs.DurationVar(&c.FlakyDuration, "flaky-duration", 5*time.Second, "length of the flaky run")

@@ -117,7 +117,7 @@ func closedLoop(ctx context.Context, clients int, warmup, d time.Duration, pid i
 					return
 				case <-measure:
 					if !counting {
-						counting, lat, n, errs = true, lat[:0], 0, 0
+						counting, lat, n, errs, sample = true, lat[:0], 0, 0, ""
 					}
 				default:
 				}
