@@ -58,7 +58,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.Canvasd, "canvasd", "", "canvasd `binary` to run; default: go build ./cmd/canvasd into a temporary directory")
 	extra := fs.String("canvasd-args", "", "extra `arguments` of canvasd serve, space-separated (for example --pprof 127.0.0.1:6060)")
-	fs.StringVar(&c.URL, "url", "", "`URL` of a running canvasd to measure instead of starting one (needs --key)")
+	fs.StringVar(&c.URL, "url", "", "`URL` of a running canvasd to measure instead of starting one (needs --key; "+
+		"start it with --rate-per-key 0, and CANVAS_ALLOW_PRIVATE_NETWORKS=1 for the async scenarios)")
 	fs.StringVar(&c.Key, "key", "", "admin API `key` of the canvasd at --url")
 	fs.IntVar(&c.PID, "pid", 0, "process `id` of the canvasd at --url, for its CPU time and memory")
 	fs.StringVar(&c.Dir, "dir", "", "`directory` for the data directories (canvasd's and the ceiling's); default: the system's temporary directory")

@@ -91,16 +91,6 @@ func (db *DB) CreateRun(ctx context.Context, p completion.CreateRunParams) error
 	})
 }
 
-// insertRun writes r inside tx, setting its id when empty and its
-// timestamps from tx.now.
-func insertRun(ctx context.Context, tx *Tx, r *completion.Run) error {
-	row, err := encodeRun(tx.db, r)
-	if err != nil {
-		return err
-	}
-	return row.insert(ctx, tx)
-}
-
 // runRow is a run with its JSON columns encoded: everything its insert
 // needs but the transaction's clock. A grouped insert encodes it in the
 // caller's goroutine, so that the leader of a shared commit, which runs
