@@ -6,6 +6,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/workflow"
 )
@@ -43,15 +45,28 @@ type Limits struct {
 	// workspace may have waiting in the queue: while it has that many, a
 	// request that would add more is refused.
 	MaxQueuedPerWorkspace int
+	// MaxQueueDelay bounds how long model work waits to start: while the
+	// oldest due job of the model work's kinds, in any workspace, has
+	// waited longer than this, a request that would add model work is
+	// refused, since the server is not keeping up with what it has
+	// accepted. It needs a store that reports its queue
+	// (queue.StatsStore), read at most every queueDelayTTL.
+	MaxQueueDelay time.Duration
 }
 
 // DefaultLimits are generous limits for a server facing the network:
 // 200 requests per second per credential (bursts of 400), enough for a
 // back end serving its users' requests through one key; 1 failed
 // authentication per second per address (bursts of 20); 10,000 queued
-// runs per workspace.
+// runs per workspace; no new model work while queued model work has
+// waited more than 5 s to start.
 var DefaultLimits = Limits{PerKey: 200, PerKeyBurst: 400, FailedAuthPerAddr: 1, FailedAuthBurst: 20,
-	MaxQueuedPerWorkspace: 10000}
+	MaxQueuedPerWorkspace: 10000, MaxQueueDelay: 5 * time.Second}
+
+// queueDelayTTL is how long one reading of the queue's oldest due model
+// work serves MaxQueueDelay's checks, so that the check costs one store
+// read per interval, not one per request.
+const queueDelayTTL = 100 * time.Millisecond
 
 // DefaultMaxTracked is how many credentials, and how many addresses, have
 // a limiter each unless Limits.MaxTracked says otherwise.
@@ -79,6 +94,7 @@ type limiter struct {
 	limits Limits
 	keys   *limiterSet
 	addrs  *limiterSet
+	delay  queueDelay
 	now    func() time.Time
 }
 
@@ -120,7 +136,62 @@ func (s *Server) admit(r *http.Request, pattern string) (*canvas.Principal, erro
 			return nil, err
 		}
 	}
+	if s.limits.limits.MaxQueueDelay > 0 && backlogRoutes[pattern] {
+		if err := s.checkQueueDelay(r.Context()); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
+}
+
+// checkQueueDelay refuses new model work while the oldest due model work
+// has waited more than MaxQueueDelay to start. A store that does not
+// report its queue is not checked.
+func (s *Server) checkQueueDelay(ctx context.Context) error {
+	stats, ok := s.store.(queue.StatsStore)
+	if !ok {
+		return nil
+	}
+	now := s.limits.now()
+	oldest, err := s.limits.delay.oldestDue(ctx, now, stats)
+	if err != nil {
+		return err
+	}
+	if !oldest.IsZero() && now.Sub(oldest) > s.limits.limits.MaxQueueDelay {
+		return canvas.RateLimited(backlogRetryAfter, "The server has more work waiting than it can start promptly; try again later.")
+	}
+	return nil
+}
+
+// queueDelay caches the RunAt of the oldest due job of the model work's
+// kinds for queueDelayTTL.
+type queueDelay struct {
+	mu     sync.Mutex
+	readAt time.Time
+	oldest time.Time
+}
+
+// oldestDue returns the RunAt of the oldest due job of backlogKinds (zero
+// when none is due), read from stats unless a reading younger than
+// queueDelayTTL is at hand. Concurrent callers wait for one reading.
+func (d *queueDelay) oldestDue(ctx context.Context, now time.Time, stats queue.StatsStore) (time.Time, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.readAt.IsZero() && now.Sub(d.readAt) < queueDelayTTL && !now.Before(d.readAt) {
+		return d.oldest, nil
+	}
+	kinds, err := stats.QueueStats(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	var oldest time.Time
+	for _, k := range kinds {
+		if k.Due > 0 && slices.Contains(backlogKinds, k.Kind) && (oldest.IsZero() || k.OldestDue.Before(oldest)) {
+			oldest = k.OldestDue
+		}
+	}
+	d.readAt, d.oldest = now, oldest
+	return oldest, nil
 }
 
 // checkBacklog refuses new model work while the workspace has

@@ -158,3 +158,46 @@ func TestLimits_QueuedPerWorkspace(t *testing.T) {
 	r := rawDo(t, ce.URL, http.MethodPost, "/v1/tasks", ce.Editor, task)
 	assert.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
 }
+
+// TestLimits_QueueDelay shows that the server pushes back once it is not
+// keeping up: with no worker running, as soon as queued model work has
+// waited longer than MaxQueueDelay, new model work is refused in every
+// workspace, other routes are not, and once the worker has taken the
+// queue, model work is accepted again. The store's clock runs a minute
+// behind, so that a job is a minute old when it is queued and no test
+// step waits for it to age.
+func TestLimits_QueueDelay(t *testing.T) {
+	t.Parallel()
+	ce := &completionEnv{Providers: model.NewRegistry(model.NewEcho(model.EchoOptions{}))}
+	ce.testEnv = newTestEnv(t, func(t testing.TB, db *sqlite.DB, o *server.Options) {
+		db.Now = func() time.Time { return time.Now().Add(-time.Minute) }
+		ce.Service = completion.NewService(completion.Options{Store: db, Canvases: db,
+			Environments: o.Environments, Models: model.NewCaller(model.Options{Providers: ce.Providers}), Notify: ce.notify})
+		o.Completions = ce.Service
+		o.Limits = server.Limits{MaxQueueDelay: time.Second}
+	})
+	ec := mustEnvCanvas(t, ce.testEnv, 1)
+	ec.mustPublish(t, "production", 1)
+	task := map[string]any{"prompt": "Hello"}
+	async := map[string]any{"canvas_id": ec.Canvas.ID, "variables": map[string]any{"name": "Ada"}, "async": true}
+
+	r := rawDo(t, ce.URL, http.MethodPost, "/v1/tasks", ce.Editor, task)
+	require.Equal(t, http.StatusAccepted, r.Status, "nothing waits yet: %s", r.Body)
+	// The first reading of the queue serves the next checks for a moment.
+	var refused limitedResponse
+	require.Eventually(t, func() bool {
+		refused = rawDo(t, ce.URL, http.MethodPost, "/v1/tasks", ce.Editor, task)
+		return refused.Status == http.StatusTooManyRequests
+	}, 20*time.Second, 10*time.Millisecond, "model work is refused once queued work waited too long")
+	requireLimited(t, refused)
+	requireLimited(t, rawDo(t, ce.URL, http.MethodPost, completionsPath, ce.Editor, async))
+	other := mustWorkspace(t, ce.testEnv, "other")
+	requireLimited(t, rawDo(t, ce.URL, http.MethodPost, "/v1/tasks", ce.KeyIn(other, canvas.RoleEditor), task))
+	assert.Equal(t, http.StatusOK, rawDo(t, ce.URL, http.MethodGet, "/projects", ce.Editor, nil).Status,
+		"other routes are not refused")
+
+	ce.StartWorker(t, queue.WorkerOptions{})
+	require.Eventually(t, func() bool {
+		return rawDo(t, ce.URL, http.MethodPost, "/v1/tasks", ce.Editor, task).Status == http.StatusAccepted
+	}, 20*time.Second, 20*time.Millisecond, "model work is accepted again once the worker took the queue")
+}

@@ -149,11 +149,11 @@ func TestServer_Telemetry(t *testing.T) {
 		assert.Equal(t, deliver.SpanContext.SpanID(), send.Parent.SpanID())
 		commits := 0
 		for _, s := range spans {
-			if s.Name == "sqlite.commit write" && s.Parent.SpanID() == root.SpanContext.SpanID() {
+			if s.Name == "sqlite.commit runs" && s.Parent.SpanID() == root.SpanContext.SpanID() {
 				commits++
 			}
 		}
-		assert.Equal(t, 1, commits, "the request's store transaction (the run and its job) is its child")
+		assert.Equal(t, 1, commits, "the request's store transaction (the run and its job, in the run records' shared commit) is its child")
 
 		parts := strings.Split(tp, "-")
 		require.Len(t, parts, 4, "traceparent %q", tp)

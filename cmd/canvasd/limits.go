@@ -35,9 +35,10 @@ type limitsConfig struct {
 	// longest a body may stall (--body-grace, CANVAS_BODY_GRACE).
 	MinBodyRate int64
 	BodyGrace   time.Duration
-	// Limits are the server's rate limits and queue bound (--rate-per-key,
+	// Limits are the server's rate limits and queue bounds (--rate-per-key,
 	// --rate-burst, --failed-auth-rate, --failed-auth-burst,
-	// --max-queued-per-workspace and their CANVAS_ variables).
+	// --max-queued-per-workspace, --max-queue-delay and their CANVAS_
+	// variables).
 	Limits server.Limits
 }
 
@@ -93,6 +94,16 @@ func (c *limitsConfig) limitsFlags(fs *flag.FlagSet, env func(string) string) er
 		}
 		fs.Float64Var(f.dst, f.name, v, fmt.Sprintf("%s (env %s)", f.usage, f.variable))
 	}
+	delay := d.MaxQueueDelay
+	if raw := env("CANVAS_MAX_QUEUE_DELAY"); raw != "" {
+		v, err := time.ParseDuration(raw)
+		if err != nil || v < 0 {
+			return fmt.Errorf("CANVAS_MAX_QUEUE_DELAY: %q is not a duration of zero or more", raw)
+		}
+		delay = v
+	}
+	fs.DurationVar(&c.Limits.MaxQueueDelay, "max-queue-delay", delay,
+		"longest queued model work may have waited to start before new model work is refused (429); 0: no bound (env CANVAS_MAX_QUEUE_DELAY)")
 	rate, grace := int64(defaultMinBodyRate), defaultBodyGrace
 	if raw := env("CANVAS_MIN_BODY_RATE"); raw != "" {
 		n, err := strconv.ParseInt(raw, 10, 64)

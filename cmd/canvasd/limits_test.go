@@ -32,13 +32,14 @@ func TestConfig_Limits(t *testing.T) {
 			"CANVAS_MAX_CONNECTIONS": "10", "CANVAS_MIN_BODY_RATE": "0", "CANVAS_BODY_GRACE": "3s",
 			"CANVAS_RATE_PER_KEY": "2.5", "CANVAS_RATE_BURST": "5", "CANVAS_FAILED_AUTH_RATE": "0",
 			"CANVAS_FAILED_AUTH_BURST": "7", "CANVAS_MAX_QUEUED_PER_WORKSPACE": "9",
+			"CANVAS_MAX_QUEUE_DELAY": "750ms",
 		})
 		require.NoError(t, err)
 		assert.Equal(t, 10, c.MaxConnections)
 		assert.Equal(t, int64(0), c.MinBodyRate)
 		assert.Equal(t, 3*time.Second, c.BodyGrace)
 		assert.Equal(t, server.Limits{PerKey: 2.5, PerKeyBurst: 5, FailedAuthPerAddr: 0, FailedAuthBurst: 7,
-			MaxQueuedPerWorkspace: 9}, c.Limits)
+			MaxQueuedPerWorkspace: 9, MaxQueueDelay: 750 * time.Millisecond}, c.Limits)
 	})
 	t.Run("FlagBeatsEnv", func(t *testing.T) {
 		c, err := parseServe(map[string]string{"CANVAS_MAX_CONNECTIONS": "10", "CANVAS_RATE_PER_KEY": "3"},
@@ -55,6 +56,7 @@ func TestConfig_Limits(t *testing.T) {
 		"BodyGrace":      {"CANVAS_BODY_GRACE": "0s"},
 		"RatePerKey":     {"CANVAS_RATE_PER_KEY": "-2"},
 		"Burst":          {"CANVAS_RATE_BURST": "x"},
+		"QueueDelay":     {"CANVAS_MAX_QUEUE_DELAY": "-1s"},
 	} {
 		t.Run("Bad"+name, func(t *testing.T) {
 			_, err := parseServe(vars)

@@ -109,16 +109,24 @@ func getApplication(ctx context.Context, tx *Tx, workspaceID, id string) (*webho
 	return a, err
 }
 
+// qApplicationsOfCanvas lists a canvas's applications, oldest first; it is
+// prepared at Open, since every publish reads it (whether an application
+// takes the event).
+const qApplicationsOfCanvas = `SELECT ` + applicationCols + ` FROM applications a
+	WHERE a.workspace_id = ? AND a.prompt_id = ? ORDER BY a.created_at, a.id`
+
 // ListApplications returns the workspace's applications, oldest first; a
 // canvasID keeps those of that canvas.
 func (db *DB) ListApplications(ctx context.Context, workspaceID, canvasID string) ([]*webhook.Application, error) {
-	q := `SELECT ` + applicationCols + ` FROM applications a WHERE a.workspace_id = ?`
-	args := []any{formatTime(db.Now()), workspaceID}
+	now := formatTime(db.Now())
+	var rows *sql.Rows
+	var err error
 	if canvasID != "" {
-		q += ` AND a.prompt_id = ?`
-		args = append(args, canvasID)
+		rows, err = db.readStmts[qApplicationsOfCanvas].QueryContext(ctx, now, workspaceID, canvasID)
+	} else {
+		rows, err = db.read.QueryContext(ctx, `SELECT `+applicationCols+` FROM applications a
+			WHERE a.workspace_id = ? ORDER BY a.created_at, a.id`, now, workspaceID)
 	}
-	rows, err := db.read.QueryContext(ctx, q+` ORDER BY a.created_at, a.id`, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 )
@@ -46,9 +47,23 @@ var _ canvas.ChangeVersioner = (*DB)(nil)
 //
 // Both statements run as driver statements prepared once on the
 // connection, below database/sql, whose per-query bookkeeping costs as much
-// as the pragma itself. The mutex serializes the reads, since a connection
-// runs one statement at a time, and guards dest and the last values.
+// as the pragma itself. The mutex serializes the readings, since a
+// connection runs one statement at a time, and guards dest and the last
+// values.
+//
+// Concurrent callers share readings: a caller that finds, once it holds the
+// mutex, that a reading begun after its own call began has completed takes
+// that reading's result rather than making its own. Such a reading sees
+// every commit that completed before the caller's call began, which is all
+// a caller may count on from a reading of its own, so the answer is as
+// fresh; under load, the callers that queued behind one reading share the
+// next one.
 type dataVersion struct {
+	// begun counts the readings begun, done is the number of the last
+	// reading that completed without error (0: none).
+	begun atomic.Int64
+	done  int64
+
 	mu       sync.Mutex
 	pool     *sql.DB
 	conn     *sql.Conn
@@ -105,8 +120,13 @@ func prepareQuery(ctx context.Context, dc any, query string) (driver.StmtQueryCo
 // it ignores ctx's cancellation: watching a context costs the driver a
 // goroutine per statement, more than the statement itself.
 func (dv *dataVersion) read(ctx context.Context) (int64, error) {
+	arrived := dv.begun.Load()
 	dv.mu.Lock()
 	defer dv.mu.Unlock()
+	if dv.done > arrived {
+		return dv.lastRev, nil // a reading begun after this call began
+	}
+	n := dv.begun.Add(1)
 	ctx = context.WithoutCancel(ctx)
 	var rev int64
 	err := dv.conn.Raw(func(any) error {
@@ -125,6 +145,7 @@ func (dv *dataVersion) read(ctx context.Context) (int64, error) {
 		dv.known = false
 		return 0, fmt.Errorf("sqlite: data version: %w", err)
 	}
+	dv.done = n
 	return rev, nil
 }
 

@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
@@ -71,6 +73,39 @@ func TestDB_DataVersion(t *testing.T) {
 		got, err := db.GetAPIKeyByHash(ctx, canvas.HashToken(token))
 		require.NoError(t, err)
 		assert.NotNil(t, got.RevokedAt, "the changed version comes with the change visible")
+	})
+
+	t.Run("SharedReadingsSeeEarlierCommits", func(t *testing.T) {
+		// Readers hammer DataVersion, so that readings are shared, while
+		// commits land from another connection (another process's view);
+		// every call begun after a commit returned sees it.
+		path := filepath.Join(t.TempDir(), "canvas.db")
+		db := mustOpen(t, path)
+		other := mustOpen(t, path)
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if _, err := db.DataVersion(ctx); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+		for i := range 50 {
+			before := mustDataVersion(t, db)
+			require.NoError(t, other.CreateWorkspace(ctx, &canvas.Workspace{Name: fmt.Sprintf("ws-%d", i)}))
+			assert.NotEqual(t, before, mustDataVersion(t, db), "commit %d is seen", i)
+		}
+		close(stop)
+		wg.Wait()
 	})
 
 	t.Run("DedicatedConnectionIsReadOnly", func(t *testing.T) {

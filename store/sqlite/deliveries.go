@@ -56,6 +56,10 @@ func insertDeliveries(ctx context.Context, tx *Tx, ds []webhook.Outgoing) error 
 	return nil
 }
 
+// qInsertDelivery inserts a delivery's log row; it is prepared at Open.
+const qInsertDelivery = `INSERT INTO webhook_deliveries (id, workspace_id, application_id, event_type, url, status,
+	attempt_count, payload, event, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`
+
 // insertDelivery writes, inside tx, o's log row as given, status pending,
 // and o's job (see insertJob) as a job of the delivery, so that the row
 // ends with it. A delivery without an id or a job, or whose job is of
@@ -74,8 +78,7 @@ func insertDelivery(ctx context.Context, tx *Tx, o webhook.Outgoing) error {
 		app = &d.ApplicationID
 	}
 	now := formatTime(tx.now)
-	_, err := tx.exec(ctx, `INSERT INTO webhook_deliveries (id, workspace_id, application_id, event_type, url, status,
-		attempt_count, payload, event, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`,
+	_, err := tx.exec(ctx, qInsertDelivery,
 		d.ID, d.WorkspaceID, nullString(app), d.EventType, d.URL, string(d.Payload), string(d.Event), now, now)
 	if err != nil {
 		return translate(err)

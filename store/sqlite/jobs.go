@@ -33,6 +33,11 @@ func insertJob(ctx context.Context, tx *Tx, j *queue.Job) error {
 	return insertJobOf(ctx, tx, j, "")
 }
 
+// qInsertJob inserts a job; it is prepared at Open.
+const qInsertJob = `INSERT INTO jobs (id, workspace_id, kind, ref_id, payload, status, attempts,
+	max_attempts, run_at, last_error, created_at, updated_at, delivery_id, trace)
+	VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, '', ?, ?, ?, ?)`
+
 // insertJobOf is insertJob for a job that sends the delivery deliveryID
 // (none when empty), which it records as the job's delivery_id: the
 // delivery's log row ends with the job (migration 016).
@@ -57,9 +62,7 @@ func insertJobOf(ctx context.Context, tx *Tx, j *queue.Job, deliveryID string) e
 	if deliveryID != "" {
 		delivery = deliveryID
 	}
-	_, err := tx.exec(ctx, `INSERT INTO jobs (id, workspace_id, kind, ref_id, payload, status, attempts,
-		max_attempts, run_at, last_error, created_at, updated_at, delivery_id, trace)
-		VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, '', ?, ?, ?, ?)`,
+	_, err := tx.exec(ctx, qInsertJob,
 		j.ID, j.WorkspaceID, j.Kind, j.RefID, nullRaw(j.Payload), j.Status, j.MaxAttempts,
 		formatTime(j.RunAt), formatTime(tx.now), formatTime(tx.now), delivery, j.Trace)
 	return translate(err)
@@ -158,39 +161,40 @@ func (db *DB) ClaimJobs(ctx context.Context, owner string, kinds []string, n int
 	// An idle poll reads on the reader pool and leaves the one writer
 	// connection to the writes.
 	var anyDue bool
-	if err := db.read.QueryRowContext(ctx, qAnyDue, formatTime(db.Now())).Scan(&anyDue); err != nil {
+	if err := db.readStmts[qAnyDue].QueryRowContext(ctx, formatTime(db.Now())).Scan(&anyDue); err != nil {
 		return nil, err
 	} else if !anyDue {
 		return []*queue.Job{}, nil
 	}
-	tx, err := db.beginWrite(ctx)
+	// The claim shares its commit with the outcomes and heartbeats of the
+	// jobs running meanwhile and with the other lanes' claims (the
+	// committer of leased), under its own savepoint: slots free as jobs
+	// end, and each refill would otherwise cost a disk flush of its own.
+	var jobs []*queue.Job
+	err := db.groupCommit(ctx, &db.jobCommits, func(ctx context.Context, tx *Tx) error {
+		now := formatTime(tx.now)
+		if _, err := tx.exec(ctx, qExhaust, now); err != nil {
+			return err
+		}
+		kindList := idList(kinds)
+		queued, err := dueJobs(ctx, tx, qDueQueued, now, kindList, n)
+		if err != nil {
+			return err
+		}
+		expired, err := dueJobs(ctx, tx, qDueExpired, now, kindList, n)
+		if err != nil {
+			return err
+		}
+		due := oldestDue(queued, expired, n)
+		if len(due) == 0 {
+			jobs = []*queue.Job{}
+			return nil // commits what qExhaust failed
+		}
+		rows, err := tx.query(ctx, qClaim, owner, formatTime(tx.now.Add(lease)), now, idList(due))
+		jobs, err = rowsOf(rows, err, func(r *sql.Rows) (*queue.Job, error) { return scanJob(r) })
+		return err
+	})
 	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	now := formatTime(tx.now)
-	if _, err := tx.exec(ctx, qExhaust, now); err != nil {
-		return nil, err
-	}
-	kindList := idList(kinds)
-	queued, err := dueJobs(ctx, tx, qDueQueued, now, kindList, n)
-	if err != nil {
-		return nil, err
-	}
-	expired, err := dueJobs(ctx, tx, qDueExpired, now, kindList, n)
-	if err != nil {
-		return nil, err
-	}
-	due := oldestDue(queued, expired, n)
-	if len(due) == 0 {
-		return []*queue.Job{}, tx.Commit() // keeps what qExhaust failed
-	}
-	rows, err := tx.query(ctx, qClaim, owner, formatTime(tx.now.Add(lease)), now, idList(due))
-	jobs, err := rowsOf(rows, err, func(r *sql.Rows) (*queue.Job, error) { return scanJob(r) })
-	if err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
 	sort.Slice(jobs, func(a, b int) bool {

@@ -69,11 +69,11 @@ func TestDB_Observer(t *testing.T) {
 	claimed, err := db.ClaimJobs(ctx, "w1", []string{"a.run"}, 1, 0)
 	require.NoError(t, err)
 	require.Len(t, claimed, 1)
-	require.NoError(t, db.CompleteJob(ctx, claimed[0].ID, "w1")) // a group commit
+	require.NoError(t, db.CompleteJob(ctx, claimed[0].ID, "w1")) // a group commit, as the claim's
 
 	names := o.names()
 	assert.GreaterOrEqual(t, names["write"], 3, "workspace, two enqueues: %v", names)
-	assert.Equal(t, 1, names["jobs"], "the job outcome's shared commit: %v", names)
+	assert.Equal(t, 2, names["jobs"], "the claim's and the job outcome's shared commits: %v", names)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, c := range o.commits {

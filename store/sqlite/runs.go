@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
@@ -24,6 +25,16 @@ const qInsertRun = `INSERT INTO runs (` + runCols + `) VALUES (?, ?, ?, ?, ?, ?,
 
 // qGetRun reads a run by workspace and id.
 const qGetRun = `SELECT ` + runCols + ` FROM runs WHERE workspace_id = ? AND id = ?`
+
+// The statements of an async run's life, prepared at Open: its start, the
+// check that it has not ended yet, and its end.
+const (
+	terminalStatuses = `'` + completion.StatusCompleted + `', '` + completion.StatusFailed + `'`
+	qStartRun        = `UPDATE runs SET status = ?, updated_at = ? WHERE id = ?`
+	qRunTerminal     = `SELECT status IN (` + terminalStatuses + `) FROM runs WHERE workspace_id = ? AND id = ?`
+	qFinishRun       = `UPDATE runs SET status = ?, model = ?, result = ?, error = ?, input_tokens = ?,
+		output_tokens = ?, latency_ms = ?, updated_at = ?, completed_at = ? WHERE id = ?`
+)
 
 func scanRun(r interface{ Scan(...any) error }) (*completion.Run, error) {
 	var run completion.Run
@@ -49,47 +60,35 @@ func jsonOrNull[T any](v T, empty bool) (any, error) {
 }
 
 // CreateRun inserts p.Run, p.Job when it is not nil and p.Notify's
-// deliveries (insertDelivery) in one transaction. A run with neither (a
-// sync run no one is told of, recorded once answered) shares its commit
-// with concurrent ones (runs_batch.go). The run's id becomes the RefID of
-// the idempotency reservation ctx carries, in the same transaction.
+// deliveries (insertDelivery) in one transaction, shared with concurrent
+// run writes (runs_batch.go); it returns once that transaction's commit is
+// durable. The run's id becomes the RefID of the idempotency reservation
+// ctx carries, in the same transaction.
 func (db *DB) CreateRun(ctx context.Context, p completion.CreateRunParams) error {
 	if p.Job == nil && len(p.Notify) == 0 {
 		return db.createRunGrouped(ctx, p.Run)
 	}
-	tx, err := db.beginWrite(ctx)
+	row, err := encodeRun(db, p.Run)
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
-	if err := insertRun(ctx, tx, p.Run); err != nil {
-		return err
-	}
-	if job := p.Job; job != nil {
-		if job.RefID == "" {
-			job.RefID = p.Run.ID
-		}
-		if err := insertJob(ctx, tx, job); err != nil {
+	return db.groupCommit(ctx, &db.runCommits, func(ctx context.Context, tx *Tx) error {
+		if err := row.insert(ctx, tx); err != nil {
 			return err
 		}
-	}
-	if err := insertDeliveries(ctx, tx, p.Notify); err != nil {
-		return err
-	}
-	if err := recordIdempotencyRef(ctx, tx, idempotency.FromContext(ctx), p.Run.ID); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
-// insertRun writes r inside tx, setting its id when empty and its
-// timestamps from tx.now.
-func insertRun(ctx context.Context, tx *Tx, r *completion.Run) error {
-	row, err := encodeRun(tx.db, r)
-	if err != nil {
-		return err
-	}
-	return row.insert(ctx, tx)
+		if job := p.Job; job != nil {
+			if job.RefID == "" {
+				job.RefID = p.Run.ID
+			}
+			if err := insertJob(ctx, tx, job); err != nil {
+				return err
+			}
+		}
+		if err := insertDeliveries(ctx, tx, p.Notify); err != nil {
+			return err
+		}
+		return recordIdempotencyRef(ctx, tx, idempotency.FromContext(ctx), p.Run.ID)
+	})
 }
 
 // runRow is a run with its JSON columns encoded: everything its insert
@@ -153,44 +152,35 @@ func (db *DB) GetRun(ctx context.Context, workspaceID, id string) (*completion.R
 }
 
 // StartRun moves a queued or running run to running; a terminal run is
-// CONFLICT.
+// CONFLICT. It shares its commit with concurrent run writes.
 func (db *DB) StartRun(ctx context.Context, workspaceID, id string) (*completion.Run, error) {
-	tx, err := db.beginWrite(ctx)
+	var r *completion.Run
+	err := db.groupCommit(ctx, &db.runCommits, func(ctx context.Context, tx *Tx) error {
+		cur, err := getRunTx(ctx, tx, workspaceID, id)
+		if err != nil {
+			return err
+		}
+		if cur.Terminal() {
+			return canvas.Errorf(canvas.ECONFLICT, "The run has already finished.")
+		}
+		if _, err := tx.exec(ctx, qStartRun, completion.StatusRunning, formatTime(tx.now), id); err != nil {
+			return err
+		}
+		cur.Status, cur.UpdatedAt = completion.StatusRunning, tx.now
+		r = cur
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback()
-	r, err := getRunTx(ctx, tx, workspaceID, id)
-	if err != nil {
-		return nil, err
-	}
-	if r.Terminal() {
-		return nil, canvas.Errorf(canvas.ECONFLICT, "The run has already finished.")
-	}
-	if _, err := tx.exec(ctx, `UPDATE runs SET status = ?, updated_at = ? WHERE id = ?`,
-		completion.StatusRunning, formatTime(tx.now), id); err != nil {
-		return nil, err
-	}
-	r.Status, r.UpdatedAt = completion.StatusRunning, tx.now
-	return r, tx.Commit()
+	return r, nil
 }
 
 // FinishRun writes p.Run's final state and p.Notify's deliveries
-// (insertDelivery) in one transaction; a run already terminal is CONFLICT.
+// (insertDelivery) in one transaction, shared with concurrent run writes;
+// a run already terminal is CONFLICT.
 func (db *DB) FinishRun(ctx context.Context, p completion.FinishRunParams) error {
 	r := p.Run
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	cur, err := getRunTx(ctx, tx, r.WorkspaceID, r.ID)
-	if err != nil {
-		return err
-	}
-	if cur.Terminal() {
-		return canvas.Errorf(canvas.ECONFLICT, "The run has already finished.")
-	}
 	if !r.Terminal() {
 		return canvas.Errorf(canvas.EINVALID, "FinishRun needs a terminal status, not %q.", r.Status)
 	}
@@ -202,19 +192,32 @@ func (db *DB) FinishRun(ctx context.Context, p completion.FinishRunParams) error
 	if err != nil {
 		return err
 	}
-	if _, err := tx.exec(ctx, `UPDATE runs SET status = ?, model = ?, result = ?, error = ?, input_tokens = ?,
-		output_tokens = ?, latency_ms = ?, updated_at = ?, completed_at = ? WHERE id = ?`,
-		r.Status, r.Model, result, runErr, r.Usage.InputTokens, r.Usage.OutputTokens, r.LatencyMs,
-		formatTime(tx.now), formatTime(tx.now), r.ID); err != nil {
+	var at time.Time
+	err = db.groupCommit(ctx, &db.runCommits, func(ctx context.Context, tx *Tx) error {
+		var terminal bool
+		if err := tx.queryRow(ctx, qRunTerminal, r.WorkspaceID, r.ID).Scan(&terminal); errors.Is(err, sql.ErrNoRows) {
+			return canvas.NotFound("run")
+		} else if err != nil {
+			return err
+		}
+		if terminal {
+			return canvas.Errorf(canvas.ECONFLICT, "The run has already finished.")
+		}
+		now := formatTime(tx.now)
+		if _, err := tx.exec(ctx, qFinishRun, r.Status, r.Model, result, runErr, r.Usage.InputTokens,
+			r.Usage.OutputTokens, r.LatencyMs, now, now, r.ID); err != nil {
+			return err
+		}
+		if err := insertDeliveries(ctx, tx, p.Notify); err != nil {
+			return err
+		}
+		at = tx.now
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	if err := insertDeliveries(ctx, tx, p.Notify); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	r.UpdatedAt, r.CompletedAt = tx.now, &tx.now
+	r.UpdatedAt, r.CompletedAt = at, &at
 	return nil
 }
 

@@ -8,11 +8,12 @@ import (
 )
 
 // Group commit of run records. Every sync or streamed completion records
-// its run once answered, and with synchronous=FULL one commit per request
-// would cap completions at the disk's commit rate. Concurrent CreateRun
-// calls without a job therefore share commits through db.runCommits (see
-// commit.go): each record is inserted under its own savepoint, and each
-// caller returns only after the commit that holds its record.
+// its run once answered, every async one its run and job when accepted,
+// its start and its end, and with synchronous=FULL one commit per write
+// would cap completions at the disk's commit rate. Concurrent CreateRun,
+// StartRun and FinishRun calls therefore share commits through
+// db.runCommits (see commit.go): each write runs under its own savepoint,
+// and each caller returns only after the commit that holds its write.
 
 // createRunGrouped writes r (a run without a job) in a shared commit and
 // returns once that commit is durable. The record is encoded before it

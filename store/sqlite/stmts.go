@@ -7,10 +7,11 @@ package sqlite
 // hot path, since every Open pays for it.
 
 // hotWrites are the statements of the group-committed writes: each one's
-// savepoint (commit.go), a publish (batch.go), the record of a sync
-// completion run (runs_batch.go), a workflow step's state, written on
-// every change (workflows.go), and the delivery log's record of each
-// webhook attempt (deliveries.go).
+// savepoint (commit.go), a publish (batch.go), the record of a completion
+// run, its job, start and end (runs.go, runs_batch.go), a workflow step's
+// state, written on every change (workflows.go), and the delivery log's
+// rows and its record of each webhook attempt (deliveries.go), and the
+// queue's claim (jobs.go).
 func hotWrites() []string {
 	return []string{
 		`SAVEPOINT write`,
@@ -22,6 +23,16 @@ func hotWrites() []string {
 		qInsertPub,
 		qPubByID,
 		qInsertRun,
+		qInsertJob,
+		qGetRun,
+		qStartRun,
+		qRunTerminal,
+		qFinishRun,
+		qInsertDelivery,
+		qExhaust,
+		qDueQueued,
+		qDueExpired,
+		qClaim,
 		qWorkflowRunStatus,
 		qUpsertWorkflowStep,
 		qRecordDelivery,
@@ -30,8 +41,10 @@ func hotWrites() []string {
 }
 
 // hotReads are the statements of a history page, a version read, an
-// API-key check, and the canvas and environment lookups every environment
-// read starts with.
+// API-key check, the canvas and environment lookups every environment
+// read starts with, the applications a publish's event could reach, the
+// queue's idle poll (jobs.go) and the backlog count of every request that
+// adds model work (backlog.go).
 func hotReads() []string {
 	return []string{
 		qLastSeq,
@@ -41,5 +54,8 @@ func hotReads() []string {
 		qAPIKeyByHash,
 		qCanvasByID,
 		qFindEnv,
+		qApplicationsOfCanvas,
+		qAnyDue,
+		qCountQueued,
 	}
 }
