@@ -2,11 +2,7 @@ package completion
 
 import (
 	"context"
-	"slices"
-	"strings"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 )
@@ -96,26 +92,10 @@ func (s *Service) list(ctx context.Context, kind string, params ListParams) ([]*
 // validateList checks the parameters of a list, every problem at its
 // query parameter.
 func validateList(params ListParams) error {
-	var details []canvas.Detail
-	for _, id := range []struct{ name, v string }{{"canvasId", params.CanvasID}, {"versionId", params.VersionID}} {
-		if id.v != "" && uuid.Validate(id.v) != nil {
-			details = append(details, canvas.Detail{Path: "/query/" + id.name, Message: "must be a UUID"})
-		}
-	}
-	if params.Status != "" && !slices.Contains(Statuses(), params.Status) {
-		details = append(details, canvas.Detail{Path: "/query/status",
-			Message: "must be one of " + strings.Join(Statuses(), ", ")})
-	}
-	if !params.Since.IsZero() && !params.Until.IsZero() && !params.Until.After(params.Since) {
-		details = append(details, canvas.Detail{Path: "/query/until", Message: "must be after since"})
-	}
-	if params.Limit < 1 || params.Limit > MaxListLimit {
-		details = append(details, canvas.Detail{Path: "/query/limit", Message: "must be between 1 and 100"})
-	}
-	if params.Offset < 0 {
-		details = append(details, canvas.Detail{Path: "/query/offset", Message: "must not be negative"})
-	}
-	if details != nil {
+	q := canvas.RunQuery{CanvasParam: "canvasId", CanvasID: params.CanvasID, VersionID: params.VersionID,
+		Status: params.Status, Statuses: Statuses(), Since: params.Since, Until: params.Until,
+		Limit: params.Limit, Offset: params.Offset, MaxLimit: MaxListLimit}
+	if details := q.Check(); details != nil {
 		return canvas.Invalid("The run query is not valid.", details...)
 	}
 	return nil

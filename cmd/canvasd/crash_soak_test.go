@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"database/sql"
@@ -11,10 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -28,48 +24,6 @@ import (
 
 // crashLoad is how long the mixed load runs before the kill.
 const crashLoad = 2 * time.Second
-
-// child is canvasd running as a child process.
-type child struct {
-	cmd    *exec.Cmd
-	URL    string
-	stderr *output
-	done   chan error
-}
-
-// startChild runs the canvasd binary bin serving dir, and waits until it
-// listens.
-func startChild(t *testing.T, bin, dir string, env ...string) *child {
-	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", dir)
-	cmd.Env = append(os.Environ(), env...)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	c := &child{cmd: cmd, stderr: newOutput(), done: make(chan error, 1)}
-	cmd.Stderr = c.stderr
-	require.NoError(t, cmd.Start())
-	go func() { c.done <- cmd.Wait() }()
-	t.Cleanup(func() { c.kill() })
-	lines := bufio.NewScanner(stdout)
-	for lines.Scan() {
-		if addr, ok := strings.CutPrefix(lines.Text(), "listening on "); ok {
-			c.URL = "http://" + addr
-			go io.Copy(io.Discard, stdout)
-			return c
-		}
-	}
-	t.Fatalf("canvasd did not listen; stderr: %s", c.stderr)
-	return nil
-}
-
-// kill sends SIGKILL and waits for the process to end.
-func (c *child) kill() {
-	if c.cmd.ProcessState == nil {
-		_ = c.cmd.Process.Signal(syscall.SIGKILL)
-	}
-	<-c.done
-	c.done <- nil // later calls return at once
-}
 
 // crashClient sends the load's requests.
 type crashClient struct {
@@ -142,10 +96,7 @@ func (k keyedTask) body() map[string]any { return map[string]any{"prompt": "task
 // hold on its key has lapsed) and ends, and each key made exactly one run.
 func TestCrash_KillUnderLoad(t *testing.T) {
 	start := time.Now()
-	bin := filepath.Join(t.TempDir(), "canvasd")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run(), "go build")
+	bin := buildCanvasd(t)
 	t.Logf("built canvasd in %s", time.Since(start).Round(time.Millisecond))
 	start = time.Now()
 
@@ -153,7 +104,7 @@ func TestCrash_KillUnderLoad(t *testing.T) {
 	admin := uuid.NewString()
 	// One key sends the whole load: its rate is not limited.
 	env := []string{"CANVAS_BOOTSTRAP_API_KEY=" + admin, "CANVAS_RATE_PER_KEY=0"}
-	first := startChild(t, bin, dir, env...)
+	first := startChild(t, "", bin, []string{"--data", dir}, env)
 	c := &crashClient{t: t, url: first.URL, key: admin, client: &http.Client{Timeout: 30 * time.Second}}
 
 	status, project, err := c.post("/projects", map[string]any{"name": "load"}, "")
@@ -213,7 +164,7 @@ func TestCrash_KillUnderLoad(t *testing.T) {
 	require.Positive(t, acked, "the load had tasks accepted before the kill")
 	t.Logf("before the kill: %d canvases and %d of %d tasks acknowledged", len(canvases), acked, len(tasks))
 
-	second := startChild(t, bin, dir, env...)
+	second := startChild(t, "", bin, []string{"--data", dir}, env)
 	c.url = second.URL
 
 	for _, id := range canvases {
@@ -267,8 +218,7 @@ func TestCrash_KillUnderLoad(t *testing.T) {
 	}
 
 	require.NoError(t, second.cmd.Process.Signal(syscall.SIGTERM))
-	assert.NoError(t, <-second.done, "the restarted server stops cleanly; stderr: %s", second.stderr)
-	second.done <- nil
+	assert.NoError(t, second.wait(), "the restarted server stops cleanly; stderr: %s", second.stderr)
 }
 
 // idempotencyLeaseBound bounds how long a retry waits for the killed

@@ -1,20 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -30,49 +25,12 @@ import (
 // is the longest thing it waits for.
 const replicaWait = 90 * time.Second
 
-// replica is canvasd running as a child process on a shared database.
-type replica struct {
-	name   string
-	cmd    *exec.Cmd
-	URL    string
-	stderr *output
-	done   chan struct{}
-}
-
-// startReplica runs the canvasd binary bin with env added to this
-// process's environment, and waits until it listens.
-func startReplica(t *testing.T, name, bin string, env ...string) *replica {
+// startReplica runs the canvasd binary bin on the shared database env
+// names, with a few job slots, and waits until it listens.
+func startReplica(t *testing.T, name, bin string, env ...string) *child {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", t.TempDir(),
-		"--worker-concurrency", "4", "--delivery-concurrency", "4")
-	cmd.Env = append(os.Environ(), env...)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	r := &replica{name: name, cmd: cmd, stderr: newOutput(), done: make(chan struct{})}
-	cmd.Stderr = r.stderr
-	require.NoError(t, cmd.Start())
-	go func() { _ = cmd.Wait(); close(r.done) }()
-	t.Cleanup(r.kill)
-	lines := bufio.NewScanner(stdout)
-	for lines.Scan() {
-		if addr, ok := strings.CutPrefix(lines.Text(), "listening on "); ok {
-			r.URL = "http://" + addr
-			go io.Copy(io.Discard, stdout)
-			return r
-		}
-	}
-	t.Fatalf("replica %s did not listen; stderr: %s", name, r.stderr)
-	return nil
-}
-
-// kill sends SIGKILL and waits for the process to end.
-func (r *replica) kill() {
-	select {
-	case <-r.done:
-	default:
-		_ = r.cmd.Process.Signal(syscall.SIGKILL)
-		<-r.done
-	}
+	return startChild(t, name, bin, []string{"--data", t.TempDir(),
+		"--worker-concurrency", "4", "--delivery-concurrency", "4"}, env)
 }
 
 // modelBackend is an OpenAI-compatible back end that answers slowly with
@@ -141,10 +99,7 @@ func (h *hookLog) deliveredCount() int {
 func TestReplicas_KillOne(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.New(t)
-	bin := filepath.Join(t.TempDir(), "canvasd")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
+	bin := buildCanvasd(t)
 
 	var callsA, callsB atomic.Int64
 	backendA, backendB := modelBackend(t, "A", &callsA), modelBackend(t, "B", &callsB)

@@ -171,21 +171,6 @@ func (db *DB) ListFiles(ctx context.Context, f vault.FileFilter) ([]*vault.File,
 			where += ` AND ` + c.col + ` = ` + p.add(c.v)
 		}
 	}
-	var files []*vault.File
-	var total int
-	err := db.read(ctx, func(tx *Tx) error {
-		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM files WHERE `+where, p...).Scan(&total); err != nil {
-			return err
-		}
-		q := append(params(nil), p...)
-		limit, offset := q.add(f.Limit), q.add(f.Offset)
-		rows, err := tx.Query(ctx, `SELECT `+fileCols+` FROM files WHERE `+where+
-			` ORDER BY created_at DESC, seq DESC LIMIT `+limit+` OFFSET `+offset, q...)
-		files, err = rowsOf(rows, err, func(r pgx.Rows) (*vault.File, error) { return scanFile(r) })
-		return err
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return files, total, nil
+	return listPage(ctx, db, listQuery{cols: fileCols, from: `files`, where: where, args: p,
+		order: `created_at DESC, seq DESC`, limit: f.Limit, offset: f.Offset}, func(r pgx.Rows) (*vault.File, error) { return scanFile(r) })
 }

@@ -197,21 +197,6 @@ func (db *DB) ListRuns(ctx context.Context, f completion.RunFilter) ([]*completi
 		noCanvas += ` AND r.created_by = ` + p.add(f.Actor)
 	}
 	where += ` AND ((r.canvas_id <> '' AND ` + reach + `) OR (` + noCanvas + `))`
-	var runs []*completion.Run
-	var total int
-	err := db.read(ctx, func(tx *Tx) error {
-		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM runs r WHERE `+where, p...).Scan(&total); err != nil {
-			return err
-		}
-		q := append(params(nil), p...)
-		limit, offset := q.add(f.Limit), q.add(f.Offset)
-		rows, err := tx.Query(ctx, `SELECT `+runCols+` FROM runs r WHERE `+where+
-			` ORDER BY r.created_at DESC, r.seq DESC LIMIT `+limit+` OFFSET `+offset, q...)
-		runs, err = rowsOf(rows, err, func(r pgx.Rows) (*completion.Run, error) { return scanRun(r) })
-		return err
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return runs, total, nil
+	return listPage(ctx, db, listQuery{cols: runCols, from: `runs r`, where: where, args: p,
+		order: `r.created_at DESC, r.seq DESC`, limit: f.Limit, offset: f.Offset}, func(r pgx.Rows) (*completion.Run, error) { return scanRun(r) })
 }

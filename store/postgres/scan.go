@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -145,4 +146,35 @@ func createdWithin(p *params, col string, since, until time.Time) string {
 		where += ` AND ` + col + ` < ` + p.add(until)
 	}
 	return where
+}
+
+// listPage reads, in one snapshot, how many rows of from the condition
+// where selects and one page of them (cols, in order, limit rows after
+// offset), each read by scan.
+func listPage[T any](ctx context.Context, db *DB, q listQuery, scan func(pgx.Rows) (T, error)) ([]T, int, error) {
+	var page []T
+	var total int
+	err := db.read(ctx, func(tx *Tx) error {
+		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM `+q.from+` WHERE `+q.where, q.args...).Scan(&total); err != nil {
+			return err
+		}
+		args := append(params(nil), q.args...)
+		limit, offset := args.add(q.limit), args.add(q.offset)
+		rows, err := tx.Query(ctx, `SELECT `+q.cols+` FROM `+q.from+` WHERE `+q.where+
+			` ORDER BY `+q.order+` LIMIT `+limit+` OFFSET `+offset, args...)
+		page, err = rowsOf(rows, err, scan)
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return page, total, nil
+}
+
+// listQuery is what listPage reads: columns, table, condition with its
+// arguments, order and page.
+type listQuery struct {
+	cols, from, where, order string
+	args                     params
+	limit, offset            int
 }

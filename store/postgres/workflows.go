@@ -288,21 +288,6 @@ func (db *DB) ListWorkflowRuns(ctx context.Context, workspaceID string, f workfl
 	if f.Reach != nil {
 		where += ` AND ` + reachSQL(&p, `workflow_runs.canvas_id`, *f.Reach)
 	}
-	var runs []*workflow.Run
-	var total int
-	err := db.read(ctx, func(tx *Tx) error {
-		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM workflow_runs WHERE `+where, p...).Scan(&total); err != nil {
-			return err
-		}
-		q := append(params(nil), p...)
-		limit, offset := q.add(f.Limit), q.add(f.Offset)
-		rows, err := tx.Query(ctx, `SELECT `+workflowRunCols+` FROM workflow_runs WHERE `+where+
-			` ORDER BY created_at DESC, seq DESC LIMIT `+limit+` OFFSET `+offset, q...)
-		runs, err = rowsOf(rows, err, func(r pgx.Rows) (*workflow.Run, error) { return scanWorkflowRun(r) })
-		return err
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return runs, total, nil
+	return listPage(ctx, db, listQuery{cols: workflowRunCols, from: `workflow_runs`, where: where, args: p,
+		order: `created_at DESC, seq DESC`, limit: f.Limit, offset: f.Offset}, func(r pgx.Rows) (*workflow.Run, error) { return scanWorkflowRun(r) })
 }

@@ -186,20 +186,6 @@ func (db *DB) ListFiles(ctx context.Context, f vault.FileFilter) ([]*vault.File,
 			args = append(args, c.v)
 		}
 	}
-	tx, err := db.beginRead(ctx)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer tx.Rollback()
-	var total int
-	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM files WHERE `+where, args...).Scan(&total); err != nil {
-		return nil, 0, translate(err)
-	}
-	rows, err := tx.query(ctx, `SELECT `+fileCols+` FROM files WHERE `+where+
-		` ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
-	files, err := rowsOf(rows, err, func(r *sql.Rows) (*vault.File, error) { return scanFile(r) })
-	if err != nil {
-		return nil, 0, err
-	}
-	return files, total, tx.Commit()
+	return listPage(ctx, db, listQuery{cols: fileCols, from: `files`, where: where, args: args,
+		order: `created_at DESC, rowid DESC`, limit: f.Limit, offset: f.Offset}, func(r *sql.Rows) (*vault.File, error) { return scanFile(r) })
 }

@@ -278,20 +278,6 @@ func (db *DB) ListRuns(ctx context.Context, f completion.RunFilter) ([]*completi
 	where += ` AND ((r.canvas_id <> '' AND ` + reach + `) OR (` + noCanvas + `))`
 	args = append(args, reachArgs...)
 
-	tx, err := db.beginRead(ctx)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer tx.Rollback()
-	var total int
-	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM runs r WHERE `+where, args...).Scan(&total); err != nil {
-		return nil, 0, translate(err)
-	}
-	rows, err := tx.query(ctx, `SELECT `+runCols+` FROM runs r WHERE `+where+
-		` ORDER BY r.created_at DESC, r.rowid DESC LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
-	runs, err := rowsOf(rows, err, func(r *sql.Rows) (*completion.Run, error) { return scanRun(r) })
-	if err != nil {
-		return nil, 0, err
-	}
-	return runs, total, tx.Commit()
+	return listPage(ctx, db, listQuery{cols: runCols, from: `runs r`, where: where, args: args,
+		order: `r.created_at DESC, r.rowid DESC`, limit: f.Limit, offset: f.Offset}, func(r *sql.Rows) (*completion.Run, error) { return scanRun(r) })
 }

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -158,4 +159,34 @@ func rowsOf[T any](rows *sql.Rows, err error, scan func(*sql.Rows) (T, error)) (
 		out = append(out, v)
 	}
 	return out, rows.Err()
+}
+
+// listQuery is what listPage reads: columns, table, condition with its
+// arguments, order and page.
+type listQuery struct {
+	cols, from, where, order string
+	args                     []any
+	limit, offset            int
+}
+
+// listPage reads, in one snapshot, how many rows of q.from the condition
+// q.where selects and one page of them (q.cols in q.order, q.limit rows
+// after q.offset), each read by scan.
+func listPage[T any](ctx context.Context, db *DB, q listQuery, scan func(*sql.Rows) (T, error)) ([]T, int, error) {
+	tx, err := db.beginRead(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback()
+	var total int
+	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM `+q.from+` WHERE `+q.where, q.args...).Scan(&total); err != nil {
+		return nil, 0, translate(err)
+	}
+	rows, err := tx.query(ctx, `SELECT `+q.cols+` FROM `+q.from+` WHERE `+q.where+` ORDER BY `+q.order+
+		` LIMIT ? OFFSET ?`, append(q.args, q.limit, q.offset)...)
+	page, err := rowsOf(rows, err, scan)
+	if err != nil {
+		return nil, 0, err
+	}
+	return page, total, tx.Commit()
 }

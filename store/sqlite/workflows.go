@@ -321,20 +321,6 @@ func (db *DB) ListWorkflowRuns(ctx context.Context, workspaceID string, f workfl
 		where += ` AND ` + reach
 		args = append(args, reachArgs...)
 	}
-	tx, err := db.beginRead(ctx)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer tx.Rollback()
-	var total int
-	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM workflow_runs WHERE `+where, args...).Scan(&total); err != nil {
-		return nil, 0, err
-	}
-	rows, err := tx.query(ctx, `SELECT `+workflowRunCols+` FROM workflow_runs WHERE `+where+
-		` ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
-	runs, err := rowsOf(rows, err, func(r *sql.Rows) (*workflow.Run, error) { return scanWorkflowRun(r) })
-	if err != nil {
-		return nil, 0, err
-	}
-	return runs, total, tx.Commit()
+	return listPage(ctx, db, listQuery{cols: workflowRunCols, from: `workflow_runs`, where: where, args: args,
+		order: `created_at DESC, rowid DESC`, limit: f.Limit, offset: f.Offset}, func(r *sql.Rows) (*workflow.Run, error) { return scanWorkflowRun(r) })
 }
