@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -121,8 +122,12 @@ func bench(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 		}
 		bodies = append(bodies, b)
 	}
-	publish := func(ctx context.Context, c, i int) (*http.Request, error) {
-		return newRequest(ctx, http.MethodPost, url+"/environment/publish", key, bodies[c][i%2])
+	// Each publisher alternates between its two versions across all its
+	// rounds, so that every publish replaces the active publication (201)
+	// rather than finding it active (200).
+	published := make([]atomic.Int64, len(bodies))
+	publish := func(ctx context.Context, c, _ int) (*http.Request, error) {
+		return newRequest(ctx, http.MethodPost, url+"/environment/publish", key, bodies[c][published[c].Add(1)%2])
 	}
 	bare := func(r request) target { return target{name: "bare", pid: base.PID(), want: http.StatusOK, req: r} }
 	ceiling := target{name: "ceiling", pid: base.PID(), want: http.StatusNoContent, req: post(base.URL+"/commit", nil)}
