@@ -76,22 +76,23 @@ func (s *Service) CreateAPIKey(ctx context.Context, params CreateAPIKeyParams) (
 	return &CreatedAPIKey{APIKey: *key, Token: token}, nil
 }
 
-// ListAPIKeys returns the API keys of the principal's workspace, revoked
-// ones included, as the store orders them, without their tokens. It
+// ListAPIKeys returns one page of the API keys of the principal's
+// workspace (limit keys from offset on), revoked ones included, oldest
+// first, without their tokens, and how many the workspace holds in all. It
 // requires the admin role without project restriction.
-func (s *Service) ListAPIKeys(ctx context.Context) ([]*APIKey, error) {
+func (s *Service) ListAPIKeys(ctx context.Context, limit, offset int) ([]*APIKey, int, error) {
 	p, err := manageKeys(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	keys, err := s.store.ListAPIKeys(ctx, p.WorkspaceID)
+	keys, total, err := s.store.PageAPIKeys(ctx, p.WorkspaceID, limit, offset)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if keys == nil {
 		keys = []*APIKey{}
 	}
-	return keys, nil
+	return keys, total, nil
 }
 
 // RevokeAPIKey revokes an API key of the principal's workspace: every
@@ -104,13 +105,8 @@ func (s *Service) RevokeAPIKey(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	keys, err := s.store.ListAPIKeys(ctx, p.WorkspaceID)
-	if err != nil {
+	if _, err := s.store.GetAPIKey(ctx, p.WorkspaceID, id); err != nil {
 		return err
-	}
-	i := slices.IndexFunc(keys, func(k *APIKey) bool { return k.ID == id })
-	if i < 0 {
-		return NotFound("API key")
 	}
 	if id == p.KeyID {
 		return Errorf(ECONFLICT, "This is the key of the request; revoke it with another admin key.")

@@ -33,6 +33,13 @@ type Store interface {
 	// ListAPIKeys returns the keys of a workspace, or of every workspace when
 	// workspaceID is empty, oldest first.
 	ListAPIKeys(ctx context.Context, workspaceID string) ([]*APIKey, error)
+	// PageAPIKeys returns the keys of a workspace from offset on, at most
+	// limit of them, oldest first, and how many the workspace holds in all,
+	// read in one snapshot.
+	PageAPIKeys(ctx context.Context, workspaceID string, limit, offset int) ([]*APIKey, int, error)
+	// GetAPIKey returns a key of the workspace, revoked or not; a key of
+	// another workspace is NOT_FOUND.
+	GetAPIKey(ctx context.Context, workspaceID, id string) (*APIKey, error)
 	// RevokeAPIKey sets RevokedAt; revoking a revoked key is a no-op.
 	RevokeAPIKey(ctx context.Context, id string) error
 

@@ -17,9 +17,7 @@ func (s *Server) registerAPIKeyRoutes() {
 }
 
 // handleListAPIKeys serves one page of the workspace's API keys in the
-// pagination envelope, oldest first, revoked ones included. A workspace
-// holds the few keys its admins made, so the page is cut from the whole
-// list.
+// pagination envelope, oldest first, revoked ones included.
 func (s *Server) handleListAPIKeys(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)
 	limit := q.Int("limit", defaultKeyLimit)
@@ -37,12 +35,11 @@ func (s *Server) handleListAPIKeys(w http.ResponseWriter, r *http.Request) error
 	if err := q.Err(); err != nil {
 		return err
 	}
-	keys, err := s.canvases.ListAPIKeys(r.Context())
+	keys, total, err := s.canvases.ListAPIKeys(r.Context(), limit, offset)
 	if err != nil {
 		return err
 	}
-	page := keys[min(offset, len(keys)):min(offset+limit, len(keys))]
-	writeJSON(w, http.StatusOK, newPage(page, len(keys), nil, pageRequest{
+	writeJSON(w, http.StatusOK, newPage(keys, total, nil, pageRequest{
 		Limit: limit, Offset: offset, ObjectLinks: objectLinks,
 	}))
 	return nil

@@ -141,6 +141,26 @@ func (db *DB) ListAPIKeys(ctx context.Context, workspaceID string) ([]*canvas.AP
 	return rowsOf(rows, err, func(r pgx.Rows) (*canvas.APIKey, error) { return scanAPIKey(r) })
 }
 
+// PageAPIKeys returns the keys of a workspace from offset on, at most
+// limit of them, oldest first, and how many the workspace holds in all,
+// read in one snapshot.
+func (db *DB) PageAPIKeys(ctx context.Context, workspaceID string, limit, offset int) ([]*canvas.APIKey, int, error) {
+	return listPage(ctx, db, listQuery{cols: apiKeyCols, from: `api_keys`, where: `workspace_id = $1`,
+		args: params{workspaceID}, order: `created_at, id`, limit: limit, offset: offset},
+		func(r pgx.Rows) (*canvas.APIKey, error) { return scanAPIKey(r) })
+}
+
+// GetAPIKey returns a key of the workspace, revoked or not; a key of
+// another workspace is NOT_FOUND.
+func (db *DB) GetAPIKey(ctx context.Context, workspaceID, id string) (*canvas.APIKey, error) {
+	k, err := scanAPIKey(db.pool.QueryRow(ctx, `SELECT `+apiKeyCols+` FROM api_keys
+		WHERE workspace_id = $1 AND id = $2`, workspaceID, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, canvas.NotFound("API key")
+	}
+	return k, err
+}
+
 // RevokeAPIKey sets RevokedAt; revoking a revoked key is a no-op, and an
 // unknown key is NOT_FOUND.
 func (db *DB) RevokeAPIKey(ctx context.Context, id string) error {

@@ -115,6 +115,52 @@ func testAPIKeys(t *testing.T, newStore func(t *testing.T) store.Store) {
 		require.NoError(t, err)
 		assert.Len(t, all, 3)
 	})
+	run(t, newStore, "PageAndGetInWorkspace", func(t *testing.T, f *fixture) {
+		other := f.Workspace("other")
+		var mine []string
+		for i := range 5 {
+			_, k := canvas.NewAPIKey(f.ws.ID, canvas.RoleViewer, nil)
+			require.NoError(t, f.s.CreateAPIKey(f.ctx, k))
+			mine = append(mine, k.ID)
+			if i == 2 {
+				_, o := canvas.NewAPIKey(other.ID, canvas.RoleAdmin, nil)
+				require.NoError(t, f.s.CreateAPIKey(f.ctx, o))
+				_, err := f.s.GetAPIKey(f.ctx, f.ws.ID, o.ID)
+				requireCode(t, canvas.ENOTFOUND, err)
+				got, err := f.s.GetAPIKey(f.ctx, other.ID, o.ID)
+				require.NoError(t, err)
+				assert.Equal(t, o.ID, got.ID)
+			}
+		}
+		all, err := f.s.ListAPIKeys(f.ctx, f.ws.ID)
+		require.NoError(t, err)
+		var order []string
+		for _, k := range all {
+			order = append(order, k.ID)
+		}
+		require.ElementsMatch(t, mine, order)
+		var paged []string
+		for offset := 0; offset < 6; offset += 2 {
+			page, total, err := f.s.PageAPIKeys(f.ctx, f.ws.ID, 2, offset)
+			require.NoError(t, err)
+			assert.Equal(t, 5, total)
+			assert.LessOrEqual(t, len(page), 2)
+			for _, k := range page {
+				assert.Equal(t, f.ws.ID, k.WorkspaceID)
+				paged = append(paged, k.ID)
+			}
+		}
+		assert.Equal(t, order, paged, "the pages follow the list's order")
+		page, total, err := f.s.PageAPIKeys(f.ctx, f.ws.ID, 2, 10)
+		require.NoError(t, err)
+		assert.Empty(t, page)
+		assert.Equal(t, 5, total)
+		got, err := f.s.GetAPIKey(f.ctx, f.ws.ID, mine[1])
+		require.NoError(t, err)
+		assert.Equal(t, mine[1], got.ID)
+		_, err = f.s.GetAPIKey(f.ctx, f.ws.ID, "01a2138c-0000-7000-8000-000000000000")
+		requireCode(t, canvas.ENOTFOUND, err)
+	})
 	run(t, newStore, "RevokeIsIdempotent", func(t *testing.T, f *fixture) {
 		token, k := canvas.NewAPIKey(f.ws.ID, canvas.RoleViewer, nil)
 		require.NoError(t, f.s.CreateAPIKey(f.ctx, k))
