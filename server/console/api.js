@@ -65,3 +65,14 @@ export function query(params) {
   const s = q.toString();
   return s ? `?${s}` : "";
 }
+
+// loadCanvas reads a canvas, its versions and its environments at once, as
+// [canvas, versions, environments]; a missing list is empty.
+export async function loadCanvas(canvasId) {
+  const [c, versions, envs] = await Promise.all([
+    request("GET", `/prompt/${encodeURIComponent(canvasId)}`),
+    request("GET", `/prompt-version${query({ promptId: canvasId })}`),
+    request("GET", `/environment${query({ resourceType: "prompt", resourceId: canvasId })}`),
+  ]);
+  return [c, versions || [], envs || []];
+}

@@ -1,7 +1,7 @@
 // canvases.js holds the canvases list (search, create) and a canvas' page:
 // its versions, a compare picker, its environments and its workflow runs.
 
-import { request, query } from "./api.js";
+import { request, query, loadCanvas } from "./api.js";
 import { h, table, when, badge, errorBox } from "./dom.js";
 import { runsPanel } from "./runs.js";
 
@@ -83,13 +83,7 @@ function newCanvasForm(projects) {
 // canvasView shows a canvas: its versions (with a compare picker), its
 // environments and, when it has workflow versions, its workflow runs.
 export async function canvasView(id) {
-  const enc = encodeURIComponent(id);
-  const [c, versions, envs] = await Promise.all([
-    request("GET", `/prompt/${enc}`),
-    request("GET", `/prompt-version${query({ promptId: id })}`),
-    request("GET", `/environment${query({ resourceType: "prompt", resourceId: id })}`),
-  ]);
-  const list = versions || [];
+  const [c, list, envs] = await loadCanvas(id);
   const titles = new Map(list.map((v) => [v.id, v.title]));
   // Only workflow versions have runs: a canvas without one is not asked
   // for them (and a server without workflows is never asked).

@@ -3,7 +3,7 @@
 // rolling back (publishing an earlier version again), and creating and
 // deleting custom environments, whose names are checked as they are typed.
 
-import { request, query } from "./api.js";
+import { request, query, loadCanvas } from "./api.js";
 import { h, table, when, badge, errorBox } from "./dom.js";
 import { versionOptions } from "./canvases.js";
 
@@ -99,15 +99,9 @@ function historyTable(testid, canvasId, envName, rows, changed, report) {
 // version, its latest publications and its controls, and the form that
 // creates a custom environment.
 export async function environmentsView(canvasId, notice) {
-  const enc = encodeURIComponent(canvasId);
-  const [c, versions, envs] = await Promise.all([
-    request("GET", `/prompt/${enc}`),
-    request("GET", `/prompt-version${query({ promptId: canvasId })}`),
-    request("GET", `/environment${query({ resourceType: "prompt", resourceId: canvasId })}`),
-  ]);
-  const list = versions || [];
+  const [c, list, envs] = await loadCanvas(canvasId);
   const titles = new Map(list.map((v) => [v.id, v.title]));
-  const ordered = [...(envs || [])].sort((a, b) => (b.isSystem - a.isSystem) || a.name.localeCompare(b.name));
+  const ordered = [...envs].sort((a, b) => (b.isSystem - a.isSystem) || a.name.localeCompare(b.name));
   const histories = await Promise.all(ordered.map((e) => historyPage(canvasId, e.name, 0)));
   const section = h("section", { "aria-labelledby": "environments-title", "data-testid": "environments" });
   const status = h("div", { id: "environments-result", role: "status", "data-testid": "environments-result" });

@@ -2,7 +2,7 @@
 // serves, with a form made from its variables, and shows the answer as it
 // streams in, then its usage and latency and a link to the run.
 
-import { request, query, apiKey, ApiError } from "./api.js";
+import { request, query, apiKey, ApiError, loadCanvas } from "./api.js";
 import { h, errorBox, submitOnCtrlEnter } from "./dom.js";
 
 // compatibilityDate is the x-compatibility-date the file calls send.
@@ -14,14 +14,8 @@ export async function playgroundView(canvasId, kind, target) {
   if (!canvasId) {
     return canvasPicker();
   }
-  const enc = encodeURIComponent(canvasId);
-  const [c, versions, envs] = await Promise.all([
-    request("GET", `/prompt/${enc}`),
-    request("GET", `/prompt-version${query({ promptId: canvasId })}`),
-    request("GET", `/environment${query({ resourceType: "prompt", resourceId: canvasId })}`),
-  ]);
-  const list = versions || [];
-  const served = (envs || []).filter((e) => e.activeVersionId);
+  const [c, list, envs] = await loadCanvas(canvasId);
+  const served = envs.filter((e) => e.activeVersionId);
   const options = [
     ...served.map((e) => ({ value: `environment:${e.name}`, label: `Environment ${e.name}`, versionId: e.activeVersionId })),
     ...[...list].reverse().map((v) => ({ value: `version:${v.id}`, label: `Version #${v.versionIndex || "?"} ${v.title}`, versionId: v.id })),
