@@ -148,22 +148,12 @@ func deliveryFilter(p *params, prefix string, f webhook.DeliveryFilter) string {
 // deliveryPage reads the count and one page, newest first, of the
 // deliveries where selects, in one snapshot.
 func (db *DB) deliveryPage(ctx context.Context, from, where string, p params, f webhook.DeliveryFilter) (*webhook.DeliveryPage, error) {
-	page := &webhook.DeliveryPage{}
-	err := db.read(ctx, func(tx *Tx) error {
-		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM `+from+` WHERE `+where, p...).Scan(&page.Total); err != nil {
-			return err
-		}
-		q := append(params(nil), p...)
-		limit, offset := q.add(f.Limit), q.add(f.Offset)
-		rows, err := tx.Query(ctx, `SELECT `+deliveryCols+` FROM `+from+` WHERE `+where+
-			` ORDER BY seq DESC LIMIT `+limit+` OFFSET `+offset, q...)
-		page.Items, err = rowsOf(rows, err, func(r pgx.Rows) (*webhook.LoggedDelivery, error) { return scanDelivery(r) })
-		return err
-	})
+	items, total, err := listPage(ctx, db, listQuery{cols: deliveryCols, from: from, where: where, args: p,
+		order: `seq DESC`, limit: f.Limit, offset: f.Offset}, func(r pgx.Rows) (*webhook.LoggedDelivery, error) { return scanDelivery(r) })
 	if err != nil {
 		return nil, err
 	}
-	return page, nil
+	return &webhook.DeliveryPage{Items: items, Total: total}, nil
 }
 
 // ListDeliveries returns one page of the workspace's delivery log, newest

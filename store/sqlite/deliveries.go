@@ -174,22 +174,12 @@ func (db *DB) ListDeliveries(ctx context.Context, f webhook.DeliveryFilter) (*we
 			args = append(args, c.v)
 		}
 	}
-	tx, err := db.beginRead(ctx)
+	items, total, err := listPage(ctx, db, listQuery{cols: deliveryCols, from: `webhook_deliveries`, where: where, args: args,
+		order: `seq DESC`, limit: f.Limit, offset: f.Offset}, func(r *sql.Rows) (*webhook.LoggedDelivery, error) { return scanDelivery(r) })
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback()
-	page := &webhook.DeliveryPage{}
-	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM webhook_deliveries WHERE `+where, args...).Scan(&page.Total); err != nil {
-		return nil, err
-	}
-	rows, err := tx.query(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries WHERE `+where+
-		` ORDER BY seq DESC LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
-	page.Items, err = rowsOf(rows, err, func(r *sql.Rows) (*webhook.LoggedDelivery, error) { return scanDelivery(r) })
-	if err != nil {
-		return nil, err
-	}
-	return page, nil
+	return &webhook.DeliveryPage{Items: items, Total: total}, nil
 }
 
 // GetDelivery returns a delivery of the workspace with its attempts, oldest

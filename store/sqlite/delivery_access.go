@@ -33,20 +33,10 @@ func (db *DB) ListReachableDeliveries(ctx context.Context, f webhook.DeliveryFil
 	where += ` AND ` + reach
 	args = append(args, reachArgs...)
 
-	tx, err := db.beginRead(ctx)
+	items, total, err := listPage(ctx, db, listQuery{cols: deliveryCols, from: `webhook_deliveries d`, where: where, args: args,
+		order: `d.seq DESC`, limit: f.Limit, offset: f.Offset}, func(r *sql.Rows) (*webhook.LoggedDelivery, error) { return scanDelivery(r) })
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback()
-	page := &webhook.DeliveryPage{}
-	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM webhook_deliveries d WHERE `+where, args...).Scan(&page.Total); err != nil {
-		return nil, translate(err)
-	}
-	rows, err := tx.query(ctx, `SELECT `+deliveryCols+` FROM webhook_deliveries d WHERE `+where+
-		` ORDER BY d.seq DESC LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
-	page.Items, err = rowsOf(rows, err, func(r *sql.Rows) (*webhook.LoggedDelivery, error) { return scanDelivery(r) })
-	if err != nil {
-		return nil, err
-	}
-	return page, nil
+	return &webhook.DeliveryPage{Items: items, Total: total}, nil
 }
