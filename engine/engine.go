@@ -286,6 +286,15 @@ func (e *Engine) Bootstrap(ctx context.Context, token string) (created bool, adm
 	return canvas.Bootstrap(ctx, e.Store, token)
 }
 
+// ModelKinds returns the queue job kinds that run in the model lane:
+// asynchronous completions and tasks, workflow runs and test case
+// generations. A limit on queued model work counts these.
+func (e *Engine) ModelKinds() []string { return e.worker.LaneKinds(queue.LaneModel) }
+
+// ModelLoad returns a reading of this engine's model lane: its slots, the
+// jobs it runs and has started, and how long its recent jobs took.
+func (e *Engine) ModelLoad() queue.LaneLoad { return e.worker.LaneLoad(queue.LaneModel) }
+
 // Run does the engine's background work until ctx ends: it runs the queue
 // worker, each kind of job in its lane. Once
 // ctx ends it lets the running jobs finish (or gives them back to the

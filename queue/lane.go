@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -55,6 +56,51 @@ type lane struct {
 	concurrency int
 	kinds       []string
 	wake        chan struct{}
+
+	// running counts the lane's jobs running now, started those started
+	// since the worker was made; meanRun is the moving average, in
+	// nanoseconds, of how long a job held its slot (0: none ended yet).
+	running atomic.Int64
+	started atomic.Uint64
+	meanRun atomic.Int64
+}
+
+// LaneLoad is a reading of one lane of a worker, for limits that predict
+// how soon the lane will start new work.
+type LaneLoad struct {
+	// Concurrency is how many of the lane's jobs the worker runs at once;
+	// Running how many it runs now.
+	Concurrency, Running int
+	// Started counts the lane's jobs the worker started since it was made.
+	Started uint64
+	// MeanRun is the moving average of how long the lane's recent jobs
+	// held their slot, outcome written (zero before the first ends). A
+	// lane whose slots are all busy starts Concurrency jobs per MeanRun.
+	MeanRun time.Duration
+}
+
+// meanRunWeight is the weight of the newest job in meanRun: the average
+// follows the last dozen or so jobs.
+const meanRunWeight = 8
+
+// ran records that one of the lane's jobs held its slot for d.
+func (l *lane) ran(d time.Duration) {
+	for {
+		old := l.meanRun.Load()
+		next := int64(d)
+		if old > 0 {
+			next = old + (int64(d)-old)/meanRunWeight
+		}
+		if l.meanRun.CompareAndSwap(old, next) {
+			return
+		}
+	}
+}
+
+// load returns the lane's reading.
+func (l *lane) load() LaneLoad {
+	return LaneLoad{Concurrency: l.concurrency, Running: int(l.running.Load()), Started: l.started.Load(),
+		MeanRun: time.Duration(l.meanRun.Load())}
 }
 
 // newLanes returns the worker's lanes: the default and system lanes with
@@ -129,8 +175,15 @@ func (w *Worker) runLane(ctx, storeCtx context.Context, l *lane, wg *sync.WaitGr
 			w.mu.Lock()
 			w.running[j.ID] = runningJob{refID: j.RefID, cancel: cancel}
 			w.mu.Unlock()
+			l.running.Add(1)
+			l.started.Add(1)
 			wg.Go(func() {
-				defer func() { done <- struct{}{} }()
+				start := time.Now()
+				defer func() {
+					l.ran(time.Since(start))
+					l.running.Add(-1)
+					done <- struct{}{}
+				}()
 				w.runJob(storeCtx, jobCtx, cancel, j)
 			})
 		}

@@ -243,3 +243,38 @@ func TestWorker_HandleIn(t *testing.T) {
 		assert.Panics(t, func() { queue.NewWorker(mustNewDB(t), opts) }, "Concurrency is the default lane's")
 	})
 }
+
+// TestWorker_LaneLoad shows what a lane reports of itself: its kinds, its
+// slots, the jobs it runs and has started, and how long they held a slot.
+func TestWorker_LaneLoad(t *testing.T) {
+	t.Parallel()
+	db := mustNewDB(t)
+	opts := fastOptions()
+	opts.Lanes = map[string]queue.LaneOptions{queue.LaneModel: {Concurrency: 3}}
+	w := queue.NewWorker(db, opts)
+	p := newProbe()
+	w.HandleIn(queue.LaneModel, "model.call", p.handle)
+	w.HandleIn(queue.LaneModel, "model.task", p.handle)
+	assert.Equal(t, []string{"model.call", "model.task"}, w.LaneKinds(queue.LaneModel))
+	assert.Empty(t, w.LaneKinds(queue.LaneDelivery))
+	assert.Empty(t, w.LaneKinds("nowhere"))
+	assert.Equal(t, queue.LaneLoad{Concurrency: 3}, w.LaneLoad(queue.LaneModel), "nothing ran yet")
+
+	mustStart(t, w)
+	jobs := mustEnqueueN(t, db, "model.call", 5)
+	require.Eventually(t, func() bool { return w.LaneLoad(queue.LaneModel).Running == 3 },
+		20*time.Second, 5*time.Millisecond, "every slot busy")
+	load := w.LaneLoad(queue.LaneModel)
+	assert.EqualValues(t, 3, load.Started)
+	assert.Zero(t, load.MeanRun, "no job ended yet")
+
+	close(p.release)
+	for _, j := range jobs {
+		mustWaitJob(t, db, j.ID, hasStatus(queue.StatusSucceeded))
+	}
+	require.Eventually(t, func() bool { return w.LaneLoad(queue.LaneModel).Running == 0 },
+		20*time.Second, 5*time.Millisecond)
+	load = w.LaneLoad(queue.LaneModel)
+	assert.EqualValues(t, 5, load.Started)
+	assert.Positive(t, load.MeanRun, "the ended jobs' time in their slots")
+}

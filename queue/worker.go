@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	mrand "math/rand/v2"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -158,6 +159,28 @@ func (w *Worker) HandleIn(lane, kind string, h Handler) {
 	}
 	w.handlers[kind] = h
 	l.kinds = append(l.kinds, kind)
+}
+
+// LaneKinds returns the kinds registered in the lane named lane, in the
+// order they were registered; none for a lane the worker does not have.
+// Callers that act on a lane's work (a limit on queued model work, say)
+// ask the worker, so that a kind added to the lane is never missed.
+func (w *Worker) LaneKinds(lane string) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if l, ok := w.lanes[lane]; ok {
+		return slices.Clone(l.kinds)
+	}
+	return nil
+}
+
+// LaneLoad returns a reading of the lane named lane; the zero LaneLoad for
+// a lane the worker does not have.
+func (w *Worker) LaneLoad(lane string) LaneLoad {
+	if l, ok := w.lanes[lane]; ok {
+		return l.load()
+	}
+	return LaneLoad{}
 }
 
 // Notify wakes every lane to claim at once instead of at its next poll; it
