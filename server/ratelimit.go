@@ -6,7 +6,6 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -14,10 +13,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/queue"
-	"github.com/promptcanvas/promptcanvas/testcase"
-	"github.com/promptcanvas/promptcanvas/workflow"
 )
 
 // Limits bounds how fast callers may use the server and how much background
@@ -45,28 +41,32 @@ type Limits struct {
 	// workspace may have waiting in the queue: while it has that many, a
 	// request that would add more is refused.
 	MaxQueuedPerWorkspace int
-	// MaxQueueDelay bounds how long model work waits to start: while the
-	// oldest due job of the model work's kinds, in any workspace, has
-	// waited longer than this, a request that would add model work is
-	// refused, since the server is not keeping up with what it has
-	// accepted. It needs a store that reports its queue
-	// (queue.StatsStore), read at most every queueDelayTTL.
+	// MaxQueueDelay bounds how long new model work should wait to start:
+	// while the queue predicts (queuedelay.go) that work queued now would
+	// wait longer than this before a worker, in any replica, takes it, a
+	// request that would add model work is refused, since the server is not
+	// keeping up with what it has accepted. It needs a store that reports
+	// its queue (queue.StatsStore).
 	MaxQueueDelay time.Duration
+	// ModelKinds are the queue job kinds of model work, which the two
+	// bounds above count. Nil takes the Engine's (Engine.ModelKinds);
+	// without either, neither bound applies.
+	ModelKinds []string
+	// ModelLoad reads this process's model lane, from which MaxQueueDelay
+	// predicts how fast queued model work starts. Nil takes the Engine's
+	// (Engine.ModelLoad); without either the prediction has only the
+	// queue's readings.
+	ModelLoad func() queue.LaneLoad
 }
 
 // DefaultLimits are generous limits for a server facing the network:
 // 200 requests per second per credential (bursts of 400), enough for a
 // back end serving its users' requests through one key; 1 failed
 // authentication per second per address (bursts of 20); 10,000 queued
-// runs per workspace; no new model work while queued model work has
-// waited more than 5 s to start.
+// runs per workspace; no new model work while work queued now would wait
+// more than DefaultMaxQueueDelay to start.
 var DefaultLimits = Limits{PerKey: 200, PerKeyBurst: 400, FailedAuthPerAddr: 1, FailedAuthBurst: 20,
-	MaxQueuedPerWorkspace: 10000, MaxQueueDelay: 5 * time.Second}
-
-// queueDelayTTL is how long one reading of the queue's oldest due model
-// work serves MaxQueueDelay's checks, so that the check costs one store
-// read per interval, not one per request.
-const queueDelayTTL = 100 * time.Millisecond
+	MaxQueuedPerWorkspace: 10000, MaxQueueDelay: DefaultMaxQueueDelay}
 
 // DefaultMaxTracked is how many credentials, and how many addresses, have
 // a limiter each unless Limits.MaxTracked says otherwise.
@@ -84,10 +84,6 @@ var backlogRoutes = map[string]bool{
 	"POST /test-case/run":       true,
 	"POST /workflow/runs":       true,
 }
-
-// backlogKinds are the queue job kinds of model work.
-var backlogKinds = []string{completion.JobKindCompletion, completion.JobKindTask, workflow.JobKindRun,
-	testcase.JobKindGenerate}
 
 // limiter holds the server's rate limiters.
 type limiter struct {
@@ -111,93 +107,49 @@ func newLimiter(l Limits) *limiter {
 // limits: an address that spent its failed authentications is refused
 // before its token is checked, a credential past its rate is refused, and
 // a route that adds model work is refused while its workspace's queue is
-// full.
-func (s *Server) admit(r *http.Request, pattern string) (*canvas.Principal, error) {
+// full or the queue would start it too late. An admitted request of such a
+// route counts as model work being queued until the caller calls release
+// (queuedelay.go).
+func (s *Server) admit(r *http.Request, pattern string) (p *canvas.Principal, release func(), err error) {
+	release = func() {}
 	addr := clientAddr(r)
 	if s.limits.limits.FailedAuthPerAddr > 0 {
 		if wait := s.limits.addrs.waitFor(addr, s.limits.now()); wait > 0 {
-			return nil, canvas.RateLimited(wait, "Too many failed authentications from this address.")
+			return nil, release, canvas.RateLimited(wait, "Too many failed authentications from this address.")
 		}
 	}
-	p, err := s.auth.Authenticate(r)
+	p, err = s.auth.Authenticate(r)
 	if err != nil {
 		if s.limits.limits.FailedAuthPerAddr > 0 && canvas.ErrorCode(err) == canvas.EUNAUTHORIZED {
 			s.limits.addrs.take(addr, s.limits.now())
 		}
-		return nil, err
+		return nil, release, err
 	}
 	if s.limits.limits.PerKey > 0 {
 		if wait := s.limits.keys.take(credential(p), s.limits.now()); wait > 0 {
-			return nil, canvas.RateLimited(wait, "Too many requests with this credential.")
+			return nil, release, canvas.RateLimited(wait, "Too many requests with this credential.")
 		}
 	}
-	if s.limits.limits.MaxQueuedPerWorkspace > 0 && backlogRoutes[pattern] {
-		if err := s.checkBacklog(r.Context(), p.WorkspaceID); err != nil {
-			return nil, err
+	if len(s.limits.limits.ModelKinds) > 0 && backlogRoutes[pattern] {
+		if s.limits.limits.MaxQueuedPerWorkspace > 0 {
+			if err := s.checkBacklog(r.Context(), p.WorkspaceID); err != nil {
+				return nil, release, err
+			}
+		}
+		if s.limits.limits.MaxQueueDelay > 0 {
+			if err := s.checkQueueDelay(r.Context()); err != nil {
+				return nil, release, err
+			}
+			release = s.limits.delay.admitted()
 		}
 	}
-	if s.limits.limits.MaxQueueDelay > 0 && backlogRoutes[pattern] {
-		if err := s.checkQueueDelay(r.Context()); err != nil {
-			return nil, err
-		}
-	}
-	return p, nil
-}
-
-// checkQueueDelay refuses new model work while the oldest due model work
-// has waited more than MaxQueueDelay to start. A store that does not
-// report its queue is not checked.
-func (s *Server) checkQueueDelay(ctx context.Context) error {
-	stats, ok := s.store.(queue.StatsStore)
-	if !ok {
-		return nil
-	}
-	now := s.limits.now()
-	oldest, err := s.limits.delay.oldestDue(ctx, now, stats)
-	if err != nil {
-		return err
-	}
-	if !oldest.IsZero() && now.Sub(oldest) > s.limits.limits.MaxQueueDelay {
-		return canvas.RateLimited(backlogRetryAfter, "The server has more work waiting than it can start promptly; try again later.")
-	}
-	return nil
-}
-
-// queueDelay caches the RunAt of the oldest due job of the model work's
-// kinds for queueDelayTTL.
-type queueDelay struct {
-	mu     sync.Mutex
-	readAt time.Time
-	oldest time.Time
-}
-
-// oldestDue returns the RunAt of the oldest due job of backlogKinds (zero
-// when none is due), read from stats unless a reading younger than
-// queueDelayTTL is at hand. Concurrent callers wait for one reading.
-func (d *queueDelay) oldestDue(ctx context.Context, now time.Time, stats queue.StatsStore) (time.Time, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if !d.readAt.IsZero() && now.Sub(d.readAt) < queueDelayTTL && !now.Before(d.readAt) {
-		return d.oldest, nil
-	}
-	kinds, err := stats.QueueStats(ctx)
-	if err != nil {
-		return time.Time{}, err
-	}
-	var oldest time.Time
-	for _, k := range kinds {
-		if k.Due > 0 && slices.Contains(backlogKinds, k.Kind) && (oldest.IsZero() || k.OldestDue.Before(oldest)) {
-			oldest = k.OldestDue
-		}
-	}
-	d.readAt, d.oldest = now, oldest
-	return oldest, nil
+	return p, release, nil
 }
 
 // checkBacklog refuses new model work while the workspace has
 // MaxQueuedPerWorkspace runs waiting.
 func (s *Server) checkBacklog(ctx context.Context, workspaceID string) error {
-	n, err := s.store.CountQueuedJobs(ctx, workspaceID, backlogKinds)
+	n, err := s.store.CountQueuedJobs(ctx, workspaceID, s.limits.limits.ModelKinds)
 	if err != nil {
 		return err
 	}

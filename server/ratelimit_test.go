@@ -125,7 +125,7 @@ func TestLimits_QueuedPerWorkspace(t *testing.T) {
 		ce.Service = completion.NewService(completion.Options{Store: db, Canvases: db,
 			Environments: o.Environments, Models: model.NewCaller(model.Options{Providers: ce.Providers}), Notify: ce.notify})
 		o.Completions = ce.Service
-		o.Limits = server.Limits{MaxQueuedPerWorkspace: 2}
+		o.Limits = server.Limits{MaxQueuedPerWorkspace: 2, ModelKinds: completion.JobKinds()}
 	})
 	ec := mustEnvCanvas(t, ce.testEnv, 1)
 	ec.mustPublish(t, "production", 1)
@@ -174,7 +174,7 @@ func TestLimits_QueueDelay(t *testing.T) {
 		ce.Service = completion.NewService(completion.Options{Store: db, Canvases: db,
 			Environments: o.Environments, Models: model.NewCaller(model.Options{Providers: ce.Providers}), Notify: ce.notify})
 		o.Completions = ce.Service
-		o.Limits = server.Limits{MaxQueueDelay: time.Second}
+		o.Limits = server.Limits{MaxQueueDelay: time.Second, ModelKinds: completion.JobKinds()}
 	})
 	ec := mustEnvCanvas(t, ce.testEnv, 1)
 	ec.mustPublish(t, "production", 1)

@@ -157,6 +157,12 @@ func newServer(opts Options) (*Server, error) {
 		fill(&opts.Workflows, e.Workflows)
 		fill(&opts.Metrics, e.Metrics)
 		fill(&opts.TracerProvider, e.TracerProvider)
+		if opts.Limits.ModelKinds == nil {
+			opts.Limits.ModelKinds = e.ModelKinds()
+		}
+		if opts.Limits.ModelLoad == nil {
+			opts.Limits.ModelLoad = e.ModelLoad
+		}
 	}
 	s := &Server{
 		store:        opts.Store,
@@ -223,15 +229,17 @@ func newServer(opts Options) (*Server, error) {
 
 // route registers an authenticated handler: the bearer token is checked,
 // and the limits applied (admit), before h runs, and the principal is in
-// the request context.
+// the request context. What admit holds for the request (its place among
+// the model work being queued) is released once h returns.
 func (s *Server) route(pattern string, h handlerFunc) {
 	s.addPattern(pattern)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		p, err := s.admit(r, pattern)
+		p, release, err := s.admit(r, pattern)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
 		}
+		defer release()
 		r = r.WithContext(canvas.NewContext(r.Context(), p))
 		if err := h(w, r); err != nil {
 			s.writeError(w, r, err)
