@@ -66,7 +66,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.Duration, "duration", 3*time.Second, "length of each closed-loop run")
 	fs.DurationVar(&c.Warmup, "warmup", 500*time.Millisecond, "warm-up before each closed-loop run, not measured")
 	fs.IntVar(&c.Rounds, "rounds", 2, "runs of each target per scenario, interleaved")
-	rates := fs.String("async-rates", "100,200,400,800", "offered `rates` of async completions per second, comma-separated")
+	rates := fs.String("async-rates", "100,200,400,800,1600", "offered `rates` of async completions per second, comma-separated")
 	fs.DurationVar(&c.AsyncDuration, "async-duration", 10*time.Second, "length of each async run")
 	fs.DurationVar(&c.Drain, "drain", 30*time.Second, "longest wait, after an async run, for its notifications")
 	fs.Float64Var(&c.FailFraction, "fail-fraction", 0.3, "share of the attempts the receiver fails in the flaky run (below 0.5)")

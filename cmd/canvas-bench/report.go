@@ -29,9 +29,13 @@ type report struct {
 	IdleRSS int64 `json:"idleRss"`
 	// KeptUpAt is the highest offered rate of async completions that was
 	// accepted whole and delivered as it came (0.95); MaxDelivered the
-	// highest rate of deliveries during any async load.
+	// highest rate of deliveries during any async load; MaxKeptUp the
+	// highest accepted rate of a run whose accepted requests were
+	// delivered as they came (0.95, end-to-end p99 under 1 s), refusals or
+	// not: the capacity the push-back holds the server to.
 	KeptUpAt     float64          `json:"keptUpAt"`
 	MaxDelivered float64          `json:"maxDelivered"`
+	MaxKeptUp    float64          `json:"maxKeptUp"`
 	PeakRSS      int64            `json:"peakRss"`
 	Closed       []closedScenario `json:"closed"`
 	Async        []asyncScenario  `json:"async"`
@@ -174,14 +178,20 @@ func (r *report) finish() {
 		if a.Refused > 0 {
 			ours += fmt.Sprintf(", %d refused (429)", a.Refused)
 		}
-		r.Goals = append(r.Goals, goal{Goal: name + ": deliveries keep up, or 429", Ours: ours, Baseline: "-",
-			Ratio: fmt.Sprintf("%.2f delivered/accepted", kept), Target: "≥ 0.95, or 429 + Retry-After",
-			Met: a.Accepted > 0 && (kept >= 0.95 || pushedBack)})
-		if a.Refused == 0 {
-			// The latency goal holds where the server accepts everything;
-			// above its capacity the goal is the push back.
-			r.Goals = append(r.Goals, goal{Goal: name + ": end-to-end p99", Ours: millis(a.EndToEnd.P99),
-				Baseline: "-", Ratio: "-", Target: "< 1 s (quiet machine)", Met: a.Delivered > 0 && a.EndToEnd.P99 < time.Second})
+		// At every offered rate, what the server accepts is delivered as it
+		// comes; above its capacity it refuses the rest, each refusal with
+		// Retry-After, rather than accept what it cannot deliver.
+		target := "≥ 0.95"
+		if a.Refused > 0 {
+			target += ", every 429 with Retry-After"
+		}
+		r.Goals = append(r.Goals, goal{Goal: name + ": deliveries keep up with what is accepted", Ours: ours,
+			Baseline: "-", Ratio: fmt.Sprintf("%.2f delivered/accepted", kept), Target: target,
+			Met: a.Accepted > 0 && kept >= 0.95 && (a.Refused == 0 || pushedBack)})
+		r.Goals = append(r.Goals, goal{Goal: name + ": end-to-end p99", Ours: millis(a.EndToEnd.P99),
+			Baseline: "-", Ratio: "-", Target: "< 1 s (quiet machine)", Met: a.Delivered > 0 && a.EndToEnd.P99 < time.Second})
+		if a.Errors == 0 && kept >= 0.95 && a.EndToEnd.P99 < time.Second {
+			r.MaxKeptUp = max(r.MaxKeptUp, float64(a.Accepted)/a.Seconds)
 		}
 		if a.Refused == 0 && a.Errors == 0 && a.Skipped == 0 && kept >= 0.95 {
 			r.KeptUpAt = max(r.KeptUpAt, a.Rate)
@@ -276,7 +286,8 @@ func (r *report) write(cfg config, w io.Writer) error {
 			kept = fmt.Sprintf("up to %g/s offered (the highest such rate run)", r.KeptUpAt)
 		}
 		t.para(fmt.Sprintf("Async capacity: every request accepted and delivered as it came %s; at most %.0f "+
-			"deliveries/s during a load.", kept, r.MaxDelivered))
+			"deliveries/s during a load; at most %.0f accepted/s in a run whose accepted requests were delivered as "+
+			"they came (≥ 0.95 during the load, end-to-end p99 < 1 s).", kept, r.MaxDelivered, r.MaxKeptUp))
 	}
 	if r.IdleRSS > 0 {
 		t.para(fmt.Sprintf("canvasd's resident set: %s idle (started, before any request); at most %s in any scenario.",
