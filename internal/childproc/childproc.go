@@ -33,7 +33,8 @@ const (
 
 // Build compiles the main package pkg (an import path, or a path starting
 // with ./ relative to the current directory) into dir and returns the
-// binary's path. The binary is named after pkg's last element.
+// binary's path. The binary is named after pkg's last element; go build
+// creates dir when it is missing.
 func Build(ctx context.Context, dir, pkg string) (string, error) {
 	name := path.Base(pkg)
 	if name == "." || name == ".." || name == "/" {
