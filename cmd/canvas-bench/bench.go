@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/promptcanvas/promptcanvas/internal/childproc"
 )
 
 // publishers is how many clients publish at once in the publish scenario,
@@ -45,15 +46,15 @@ func bench(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 		bin := cfg.Canvasd
 		if bin == "" {
 			fmt.Fprintln(log, "building canvasd")
-			if bin, err = buildCanvasd(ctx, dir); err != nil {
+			if bin, err = childproc.Build(ctx, filepath.Join(dir, "bin"), childproc.Canvasd); err != nil {
 				return nil, err
 			}
 		}
 		key = uuid.NewString()
-		args := append([]string{bin, "serve", "--addr", "127.0.0.1:0", "--data", filepath.Join(dir, "canvasd"),
+		args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data", filepath.Join(dir, "canvasd"),
 			"--rate-per-key", "0", "--log-level", "warn"}, cfg.CanvasdArgs...)
-		cd, err := startChild(ctx, "canvasd", []string{"CANVAS_BOOTSTRAP_API_KEY=" + key,
-			"CANVAS_ALLOW_PRIVATE_NETWORKS=1"}, args...)
+		cd, err := childproc.Start(ctx, childproc.Options{Name: "canvasd", Path: bin, Args: args,
+			Env: []string{"CANVAS_BOOTSTRAP_API_KEY=" + key, "CANVAS_ALLOW_PRIVATE_NETWORKS=1"}})
 		if err != nil {
 			return nil, err
 		}
@@ -98,7 +99,8 @@ func bench(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
-	base, err := startChild(ctx, "baseline", nil, self, "baseline", "--responses", responses, "--commit-dir", ceilingDir)
+	base, err := childproc.Start(ctx, childproc.Options{Name: "baseline", Path: self,
+		Args: []string{"baseline", "--responses", responses, "--commit-dir", ceilingDir}})
 	if err != nil {
 		return nil, err
 	}

@@ -1,128 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
-	"time"
 )
-
-// child is a server the load program runs as a separate process: canvasd
-// or the baseline.
-type child struct {
-	name   string
-	cmd    *exec.Cmd
-	URL    string
-	stderr *tailBuffer
-	done   chan struct{}
-	err    error
-}
-
-// startChild runs name (args) with env added to this process's
-// environment and waits until it prints "listening on ADDR" on standard
-// output.
-func startChild(ctx context.Context, name string, env []string, args ...string) (*child, error) {
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	c := &child{name: name, cmd: cmd, stderr: &tailBuffer{max: 16 << 10}, done: make(chan struct{})}
-	cmd.Stderr = c.stderr
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	go func() { c.err = cmd.Wait(); close(c.done) }()
-	addr := make(chan string, 1)
-	go func() {
-		lines := bufio.NewScanner(stdout)
-		for lines.Scan() {
-			if a, ok := strings.CutPrefix(lines.Text(), "listening on "); ok {
-				addr <- a
-				break
-			}
-		}
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case a := <-addr:
-		c.URL = "http://" + a
-		return c, nil
-	case <-c.done:
-		return nil, fmt.Errorf("%s exited before listening (%v): %s", name, c.err, c.stderr)
-	case <-time.After(60 * time.Second):
-		c.Stop()
-		return nil, fmt.Errorf("%s did not listen within 60 s: %s", name, c.stderr)
-	case <-ctx.Done():
-		c.Stop()
-		return nil, ctx.Err()
-	}
-}
-
-// PID is the child's process id.
-func (c *child) PID() int { return c.cmd.Process.Pid }
-
-// Stop asks the child to stop (SIGTERM), and kills it after 30 s.
-func (c *child) Stop() {
-	select {
-	case <-c.done:
-		return
-	default:
-	}
-	_ = c.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-c.done:
-	case <-time.After(30 * time.Second):
-		_ = c.cmd.Process.Kill()
-		<-c.done
-	}
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
-}
-
-// buildCanvasd builds cmd/canvasd into dir and returns the binary's path.
-func buildCanvasd(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "canvasd-bin")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/promptcanvas/promptcanvas/cmd/canvasd")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/canvasd: %w: %s", err, out.String())
-	}
-	return bin, nil
-}
 
 // api sends the load program's setup requests to a canvasd.
 type api struct {

@@ -150,7 +150,7 @@ func TestCrash_KillUnderLoad(t *testing.T) {
 		})
 	}
 	time.Sleep(crashLoad)
-	first.kill() // mid-load: requests are in flight
+	first.Kill() // mid-load: requests are in flight
 	close(stop)
 	wg.Wait()
 
@@ -217,8 +217,8 @@ func TestCrash_KillUnderLoad(t *testing.T) {
 		assert.Equal(t, 1, n, "key %s made one run", k.key)
 	}
 
-	require.NoError(t, second.cmd.Process.Signal(syscall.SIGTERM))
-	assert.NoError(t, second.wait(), "the restarted server stops cleanly; stderr: %s", second.stderr)
+	require.NoError(t, second.Signal(syscall.SIGTERM))
+	assert.NoError(t, second.Wait(), "the restarted server stops cleanly; stderr: %s", second.Stderr())
 }
 
 // idempotencyLeaseBound bounds how long a retry waits for the killed

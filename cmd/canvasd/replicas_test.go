@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/promptcanvas/promptcanvas/internal/childproc"
 	"github.com/promptcanvas/promptcanvas/internal/pgtest"
 )
 
@@ -27,7 +28,7 @@ const replicaWait = 90 * time.Second
 
 // startReplica runs the canvasd binary bin on the shared database env
 // names, with a few job slots, and waits until it listens.
-func startReplica(t *testing.T, name, bin string, env ...string) *child {
+func startReplica(t *testing.T, name, bin string, env ...string) *childproc.Process {
 	t.Helper()
 	return startChild(t, name, bin, []string{"--data", t.TempDir(),
 		"--worker-concurrency", "4", "--delivery-concurrency", "4"}, env)
@@ -174,8 +175,8 @@ func TestReplicas_KillOne(t *testing.T) {
 	send(16)
 	require.Eventually(t, func() bool {
 		return callsA.Load() > 0 && callsB.Load() > 0 &&
-			strings.Contains(a.stderr.String(), "webhook delivery failed") &&
-			strings.Contains(b.stderr.String(), "webhook delivery failed")
+			strings.Contains(a.Stderr(), "webhook delivery failed") &&
+			strings.Contains(b.Stderr(), "webhook delivery failed")
 	}, replicaWait, 20*time.Millisecond, "both replicas run completions and deliver webhooks")
 	wg.Wait()
 	for _, err := range publishErrs {
@@ -185,7 +186,7 @@ func TestReplicas_KillOne(t *testing.T) {
 	before := callsA.Load() + callsB.Load()
 	send(16)
 	require.Eventually(t, func() bool { return callsA.Load()+callsB.Load() >= before+4 }, replicaWait, 5*time.Millisecond)
-	a.kill()
+	a.Kill()
 
 	// Every accepted completion ends, through the surviving replica.
 	outputs := map[string]int{}

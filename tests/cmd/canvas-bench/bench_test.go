@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/promptcanvas/promptcanvas/internal/childproc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -61,14 +62,13 @@ func TestCanvasBench(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	build := func(name, pkg string) string {
-		bin := filepath.Join(dir, name)
-		out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg).CombinedOutput()
-		require.NoError(t, err, "go build %s: %s", pkg, out)
+	build := func(pkg string) string {
+		bin, err := childproc.Build(ctx, dir, pkg)
+		require.NoError(t, err)
 		return bin
 	}
-	canvasd := build("canvasd", "github.com/promptcanvas/promptcanvas/cmd/canvasd")
-	bench := build("canvas-bench", "github.com/promptcanvas/promptcanvas/cmd/canvas-bench")
+	canvasd := build(childproc.Canvasd)
+	bench := build("github.com/promptcanvas/promptcanvas/cmd/canvas-bench")
 
 	jsonPath := filepath.Join(dir, "report.json")
 	cmd := exec.CommandContext(ctx, bench, "--canvasd", canvasd, "--dir", dir, "--markdown", "--json", jsonPath,
