@@ -58,7 +58,23 @@ var _ canvas.ChangeVersioner = (*DB)(nil)
 // a caller may count on from a reading of its own, so the answer is as
 // fresh; under load, the callers that queued behind one reading share the
 // next one.
+//
+// Before any of that, a reading looks at the WAL-index header
+// (walindex.go), which every commit in any process changes: when it is the
+// header read before the last reading, nothing was committed since, and the
+// last reading's revision is the answer, without a statement, a lock or a
+// system call. A server that only reads (prompts served to clients) then
+// pays a few memory loads per cache check.
 type dataVersion struct {
+	// wal maps the WAL-index (nil: every reading goes through SQLite);
+	// snap is the last reading with the header read before it (nil: none
+	// to reuse).
+	// walMu guards the mapping's life: readers of the header hold it
+	// shared, close holds it to unmap.
+	wal   *walIndex
+	walMu sync.RWMutex
+	snap  atomic.Pointer[versionSnap]
+
 	// begun counts the readings begun, done is the number of the last
 	// reading that completed without error (0: none).
 	begun atomic.Int64
@@ -76,9 +92,17 @@ type dataVersion struct {
 	lastRev  int64 // the revision counter at the last reading
 }
 
+// versionSnap is a reading of the revision and the WAL-index header read
+// just before it.
+type versionSnap struct {
+	hdr walHeader
+	rev int64
+}
+
 // openDataVersion opens the dedicated connection on dsn, which must be
-// read-only, and prepares the pragma on it.
-func openDataVersion(ctx context.Context, dsn string) (*dataVersion, error) {
+// read-only and name the database at path, prepares the pragma on it, and
+// maps the database's WAL-index.
+func openDataVersion(ctx context.Context, dsn, path string) (*dataVersion, error) {
 	pool, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err
@@ -100,6 +124,9 @@ func openDataVersion(ctx context.Context, dsn string) (*dataVersion, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("data version: %w", err), dv.close())
 	}
+	// The connection above keeps the database open in WAL mode, so the
+	// WAL-index file exists and stays for as long as the mapping.
+	dv.wal = openWALIndex(path)
 	return dv, nil
 }
 
@@ -120,6 +147,9 @@ func prepareQuery(ctx context.Context, dc any, query string) (driver.StmtQueryCo
 // it ignores ctx's cancellation: watching a context costs the driver a
 // goroutine per statement, more than the statement itself.
 func (dv *dataVersion) read(ctx context.Context) (int64, error) {
+	if rev, ok := dv.unchanged(); ok {
+		return rev, nil
+	}
 	arrived := dv.begun.Load()
 	dv.mu.Lock()
 	defer dv.mu.Unlock()
@@ -127,6 +157,9 @@ func (dv *dataVersion) read(ctx context.Context) (int64, error) {
 		return dv.lastRev, nil // a reading begun after this call began
 	}
 	n := dv.begun.Add(1)
+	// The header is read before the statements, so the reading is at least
+	// as new as the header it is kept with.
+	hdr, mapped := dv.header()
 	ctx = context.WithoutCancel(ctx)
 	var rev int64
 	err := dv.conn.Raw(func(any) error {
@@ -143,10 +176,35 @@ func (dv *dataVersion) read(ctx context.Context) (int64, error) {
 	})
 	if err != nil {
 		dv.known = false
+		dv.snap.Store(nil)
 		return 0, fmt.Errorf("sqlite: data version: %w", err)
 	}
 	dv.done = n
+	if mapped {
+		dv.snap.Store(&versionSnap{hdr: hdr, rev: rev})
+	}
 	return rev, nil
+}
+
+// unchanged returns the last reading's revision when the WAL-index header
+// is still the one read before it: nothing was committed since.
+func (dv *dataVersion) unchanged() (int64, bool) {
+	s := dv.snap.Load()
+	if s == nil {
+		return 0, false
+	}
+	hdr, ok := dv.header()
+	return s.rev, ok && hdr == s.hdr
+}
+
+// header reads the WAL-index header; ok is false when it is not mapped.
+func (dv *dataVersion) header() (h walHeader, ok bool) {
+	dv.walMu.RLock()
+	defer dv.walMu.RUnlock()
+	if dv.wal == nil {
+		return h, false
+	}
+	return dv.wal.header(), true
 }
 
 // queryInt runs a prepared one-row, one-column query.
@@ -176,6 +234,11 @@ func (dv *dataVersion) close() error {
 	if dv.conn != nil {
 		errs = append(errs, dv.conn.Close())
 	}
+	dv.snap.Store(nil)
+	dv.walMu.Lock()
+	errs = append(errs, dv.wal.close())
+	dv.wal = nil
+	dv.walMu.Unlock()
 	return errors.Join(append(errs, dv.pool.Close())...)
 }
 

@@ -158,6 +158,26 @@ func TestDB_DataVersion(t *testing.T) {
 		require.NoError(t, rows.Err())
 	})
 
+	t.Run("UnchangedWALIndexAnswersAlone", func(t *testing.T) {
+		// Without a commit, readings after the first are answered from the
+		// WAL-index header, without a statement; a commit from another
+		// connection sends the next reading to SQLite again.
+		path := filepath.Join(t.TempDir(), "canvas.db")
+		db := mustOpen(t, path)
+		other := mustOpen(t, path)
+		require.NotNil(t, db.dataVersion.wal, "the WAL-index is mapped")
+		first := mustDataVersion(t, db)
+		statements := db.dataVersion.begun.Load()
+		for range 10 {
+			assert.Equal(t, first, mustDataVersion(t, db))
+		}
+		assert.Equal(t, statements, db.dataVersion.begun.Load(), "no reading went through SQLite")
+
+		require.NoError(t, other.CreateWorkspace(ctx, &canvas.Workspace{Name: "acme"}))
+		assert.NotEqual(t, first, mustDataVersion(t, db))
+		assert.Equal(t, statements+1, db.dataVersion.begun.Load(), "the commit sent one reading to SQLite")
+	})
+
 	t.Run("AfterClose", func(t *testing.T) {
 		db, err := Open(ctx, filepath.Join(t.TempDir(), "canvas.db"))
 		require.NoError(t, err)

@@ -125,7 +125,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.readStmts, err = prepare(ctx, db.read, hotReads())
 	}
 	if err == nil {
-		db.dataVersion, err = openDataVersion(ctx, dsn(true))
+		db.dataVersion, err = openDataVersion(ctx, dsn(true), abs)
 	}
 	if err != nil {
 		db.read.Close()
