@@ -166,6 +166,13 @@ func (s *Server) handleCreateCompletion(w http.ResponseWriter, r *http.Request) 
 	if req.Stream && !req.Async && req.WebhookURL == "" {
 		return s.streamCompletion(w, r, svc, params)
 	}
+	if req.Async || req.WebhookURL != "" {
+		release, err := s.admitModelWork(r.Context(), canvas.PrincipalFrom(r.Context()))
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	run, err := svc.Run(r.Context(), params)
 	if err != nil {
 		return err

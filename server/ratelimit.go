@@ -76,13 +76,16 @@ const DefaultMaxTracked = 10000
 // workspace's queue is full: about how long a few queued runs take.
 const backlogRetryAfter = 5 * time.Second
 
-// backlogRoutes are the routes that add model work to the queue.
+// backlogRoutes are the routes that always add model work to the queue;
+// admit applies the queue's bounds to them. POST /v2/chat/completions adds
+// some only when asynchronous, which its body says: its handler applies
+// the bounds then (admitModelWork). A synchronous request holds its caller
+// until its run ends, so its caller's connections bound it.
 var backlogRoutes = map[string]bool{
-	"POST /v2/chat/completions": true,
-	"POST /v1/tasks":            true,
-	"POST /test-case/{id}/run":  true,
-	"POST /test-case/run":       true,
-	"POST /workflow/runs":       true,
+	"POST /v1/tasks":           true,
+	"POST /test-case/{id}/run": true,
+	"POST /test-case/run":      true,
+	"POST /workflow/runs":      true,
 }
 
 // limiter holds the server's rate limiters.
@@ -130,20 +133,36 @@ func (s *Server) admit(r *http.Request, pattern string) (p *canvas.Principal, re
 			return nil, release, canvas.RateLimited(wait, "Too many requests with this credential.")
 		}
 	}
-	if len(s.limits.limits.ModelKinds) > 0 && backlogRoutes[pattern] {
-		if s.limits.limits.MaxQueuedPerWorkspace > 0 {
-			if err := s.checkBacklog(r.Context(), p.WorkspaceID); err != nil {
-				return nil, release, err
-			}
-		}
-		if s.limits.limits.MaxQueueDelay > 0 {
-			if err := s.checkQueueDelay(r.Context()); err != nil {
-				return nil, release, err
-			}
-			release = s.limits.delay.admitted()
+	if backlogRoutes[pattern] {
+		if release, err = s.admitModelWork(r.Context(), p); err != nil {
+			return nil, release, err
 		}
 	}
 	return p, release, nil
+}
+
+// admitModelWork applies the queue's bounds to a request of p that adds
+// model work: refused while p's workspace has MaxQueuedPerWorkspace runs
+// waiting, or while work queued now would start too late. Admitted, the
+// request counts as model work being queued until release is called.
+func (s *Server) admitModelWork(ctx context.Context, p *canvas.Principal) (release func(), err error) {
+	release = func() {}
+	l := s.limits.limits
+	if len(l.ModelKinds) == 0 {
+		return release, nil
+	}
+	if l.MaxQueuedPerWorkspace > 0 {
+		if err := s.checkBacklog(ctx, p.WorkspaceID); err != nil {
+			return release, err
+		}
+	}
+	if l.MaxQueueDelay > 0 {
+		if err := s.checkQueueDelay(ctx); err != nil {
+			return release, err
+		}
+		release = s.limits.delay.admitted()
+	}
+	return release, nil
 }
 
 // checkBacklog refuses new model work while the workspace has

@@ -92,6 +92,12 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		q.Add("_pragma", "synchronous(FULL)")
 		q.Add("_pragma", "busy_timeout(10000)")
 		q.Add("_pragma", "foreign_keys(ON)")
+		// Statement and savepoint journals in memory: they only undo a
+		// statement or a savepoint inside a transaction (the WAL makes
+		// commits durable), and a grouped commit runs each write under a
+		// savepoint, which would otherwise write the pages it changes to a
+		// temporary file first.
+		q.Add("_pragma", "temp_store(MEMORY)")
 		q.Set("_txlock", "immediate")
 		if readOnly {
 			q.Add("_pragma", "query_only(ON)")
