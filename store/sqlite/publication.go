@@ -32,13 +32,17 @@ func scanPublication(r interface{ Scan(...any) error }) (*env.Publication, error
 const (
 	qVersionOfCanvas = `SELECT EXISTS (SELECT 1 FROM versions WHERE id = ? AND canvas_id = ? AND deleted_at IS NULL)`
 	qActivePub       = `SELECT ` + pubCols + pubFrom + ` WHERE p.environment_id = ? AND p.is_active`
-	qPubByID         = `SELECT ` + pubCols + pubFrom + ` WHERE p.id = ?`
 	qPubPage         = `SELECT ` + pubCols + pubFrom + ` WHERE p.environment_id = ? AND p.seq BETWEEN ? AND ? ORDER BY p.seq DESC`
 	qCloseActive     = `UPDATE publications SET is_active = 0, unpublished_at = ? WHERE environment_id = ? AND is_active`
 	qNextSeq         = `UPDATE environments SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq`
 	qInsertPub       = `INSERT INTO publications (id, environment_id, version_id, seq, is_active, published_at, published_by)
 		VALUES (?, ?, ?, ?, 1, ?, ?)`
 	qLastSeq = `SELECT e.last_seq` + liveEnv + ` AND e.id = ?`
+	// qPublishedVersion reads what a new publication shows of its version:
+	// no row when the version is not a live version of the canvas.
+	qPublishedVersion = `SELECT v.title, v.draft, v.origin_version_id, v.version_index, v.created_by,
+		v.updated_by, v.created_at, v.updated_at, ` + promotedExpr + `
+		FROM versions v WHERE v.id = ? AND v.canvas_id = ? AND v.deleted_at IS NULL`
 )
 
 // publishTx makes p.VersionID the active publication of the environment
@@ -52,32 +56,41 @@ func publishTx(ctx context.Context, tx *Tx, p env.PublishParams) (*env.Publicati
 	if err != nil {
 		return nil, false, err
 	}
-	var ok bool
-	if err := tx.queryRow(ctx, qVersionOfCanvas, p.VersionID, p.CanvasID).Scan(&ok); err != nil {
-		return nil, false, err
-	} else if !ok {
+	// The new publication is built from what the transaction reads and
+	// writes: reading it back would cost the publish a joined query more.
+	pub := &env.Publication{EnvironmentID: e.ID, EnvironmentName: e.Name, EnvironmentIsSystem: e.IsSystem,
+		VersionID: p.VersionID, PromptID: p.CanvasID, PublishedBy: p.By, IsActive: true}
+	var promoted, draft bool
+	err = tx.queryRow(ctx, qPublishedVersion, p.VersionID, p.CanvasID).Scan(&pub.Title, &draft,
+		&pub.OriginVersionID, &pub.VersionIndex, &pub.CreatedBy, &pub.UpdatedBy, nullTimeCol{&pub.CreatedAt},
+		nullTimeCol{&pub.UpdatedAt}, &promoted)
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, canvas.NotFound("version")
+	} else if err != nil {
+		return nil, false, err
 	}
 	if e.ActiveVersionID != nil && *e.ActiveVersionID == p.VersionID {
 		pub, err := scanPublication(tx.queryRow(ctx, qActivePub, e.ID))
 		return pub, false, err
 	}
 	now := formatTime(tx.now)
+	if pub.PublishedAt, err = parseTime(now); err != nil {
+		return nil, false, err
+	}
 	if _, err := tx.exec(ctx, qCloseActive, now, e.ID); err != nil {
 		return nil, false, err
 	}
-	var seq int64
-	if err := tx.queryRow(ctx, qNextSeq, e.ID).Scan(&seq); err != nil {
+	if err := tx.queryRow(ctx, qNextSeq, e.ID).Scan(&pub.Seq); err != nil {
 		return nil, false, err
 	}
-	id := tx.db.NewID()
-	if _, err := tx.exec(ctx, qInsertPub, id, e.ID, p.VersionID, seq, now, p.By); err != nil {
+	pub.PublicationID = tx.db.NewID()
+	if _, err := tx.exec(ctx, qInsertPub, pub.PublicationID, e.ID, p.VersionID, pub.Seq, now, p.By); err != nil {
 		return nil, false, translate(err)
 	}
-	pub, err := scanPublication(tx.queryRow(ctx, qPubByID, id))
-	if err != nil {
-		return nil, false, err
-	}
+	// Publishing to production promotes the version; elsewhere it stays as
+	// production has it.
+	promoted = promoted || (e.IsSystem && e.Name == env.Production)
+	pub.Promoted, pub.Draft = &promoted, &draft
 	if p.Outbox != nil {
 		job, err := p.Outbox(pub)
 		if err != nil {

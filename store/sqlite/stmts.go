@@ -21,7 +21,7 @@ func hotWrites() []string {
 		qCloseActive,
 		qNextSeq,
 		qInsertPub,
-		qPubByID,
+		qPublishedVersion,
 		qInsertRun,
 		qInsertJob,
 		qGetRun,

@@ -47,6 +47,34 @@ func testPublications(t *testing.T, newStore func(t *testing.T) store.Store) {
 		assert.True(t, pub.IsActive)
 		assert.Equal(t, int64(1), pub.Seq)
 	})
+	run(t, newStore, "PublishAnswersWhatHistoryReads", func(t *testing.T, f *fixture) {
+		// What Publish returns is the publication as the history reads it
+		// afterwards, promoted flag included, wherever it is published.
+		c := f.Canvas("c", nil, "alice")
+		v1, v2 := f.Version(c, "one"), f.Version(c, "two")
+		staging := f.Env(c, "staging")
+		for _, step := range []struct {
+			v            *canvas.Version
+			env          string
+			wantPromoted bool
+		}{
+			{v1, "staging", false},
+			{v1, env.Production, true},
+			{v2, "staging", false},
+			{v1, "staging", true},
+			{v2, env.Production, true},
+		} {
+			pub := f.Publish(step.v, step.env)
+			assert.Equal(t, ptr(step.wantPromoted), pub.Promoted, "%s to %s", step.v.Title, step.env)
+			e := staging
+			if step.env == env.Production {
+				prod, err := f.s.GetEnvironment(f.ctx, f.ws.ID, pub.EnvironmentID)
+				require.NoError(t, err)
+				e = prod
+			}
+			assert.Equal(t, pub, f.History(e)[0], "%s to %s", step.v.Title, step.env)
+		}
+	})
 	run(t, newStore, "PublishActiveVersionIsNoop", func(t *testing.T, f *fixture) {
 		v := f.Version(f.Canvas("c", nil, "alice"), "one")
 		first := f.Publish(v, env.Production)
