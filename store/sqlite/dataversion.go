@@ -163,6 +163,15 @@ func (dv *dataVersion) read(ctx context.Context) (int64, error) {
 	ctx = context.WithoutCancel(ctx)
 	var rev int64
 	err := dv.conn.Raw(func(any) error {
+		if mapped {
+			// The header changed since the last reading (or there is
+			// none): something was committed, and the pragma would only
+			// say so again.
+			var err error
+			rev, err = dv.queryInt(ctx, dv.revision)
+			dv.lastRev = rev
+			return err
+		}
 		data, err := dv.queryInt(ctx, dv.pragma)
 		if err != nil || (dv.known && data == dv.lastData) {
 			rev = dv.lastRev
