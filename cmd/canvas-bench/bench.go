@@ -68,6 +68,9 @@ func bench(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 		if rep.IdleRSS, _, err = memory(pid); err != nil {
 			return nil, err
 		}
+		if rep.IdleAnon, rep.IdleFile, err = residentShares(pid); err != nil {
+			return nil, err
+		}
 	}
 
 	a := &api{url: url, key: key, client: &http.Client{Timeout: 30 * time.Second}}

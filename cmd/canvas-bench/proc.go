@@ -70,6 +70,34 @@ func memory(pid int) (rss, peak int64, err error) {
 	return rss, peak, sc.Err()
 }
 
+// residentShares returns how much of process pid's resident set is
+// anonymous memory (its heap, stacks and data: RssAnon) and how much is
+// pages of mapped files (its binary's code and read-only data, shared with
+// every process mapping them and dropped by the kernel under pressure:
+// RssFile), in bytes, from /proc/PID/status.
+func residentShares(pid int) (anon, file int64, err error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || (name != "RssAnon" && name != "RssFile") {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(value), "kB")), 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("/proc/%d/status %s: %w", pid, name, err)
+		}
+		if name == "RssAnon" {
+			anon = kb << 10
+		} else {
+			file = kb << 10
+		}
+	}
+	return anon, file, nil
+}
+
 // resetPeak resets the peak resident set size of process pid (VmHWM) to
 // its current size, so that the next reading is the peak since now. It
 // reports whether the kernel allowed it (writing 5 to clear_refs needs

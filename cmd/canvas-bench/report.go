@@ -27,6 +27,10 @@ type report struct {
 	// IdleRSS is canvasd's resident set once started, before any request;
 	// PeakRSS the largest of any scenario.
 	IdleRSS int64 `json:"idleRss"`
+	// IdleAnon and IdleFile split IdleRSS into anonymous memory and pages
+	// of mapped files (residentShares).
+	IdleAnon int64 `json:"idleAnon"`
+	IdleFile int64 `json:"idleFile"`
 	// KeptUpAt is the highest offered rate of async completions that was
 	// accepted whole and delivered as it came (0.95); MaxDelivered the
 	// highest rate of deliveries during any async load; MaxKeptUp the
@@ -290,8 +294,9 @@ func (r *report) write(cfg config, w io.Writer) error {
 			"they came (≥ 0.95 during the load, end-to-end p99 < 1 s).", kept, r.MaxDelivered, r.MaxKeptUp))
 	}
 	if r.IdleRSS > 0 {
-		t.para(fmt.Sprintf("canvasd's resident set: %s idle (started, before any request); at most %s in any scenario.",
-			megabytes(r.IdleRSS), megabytes(r.PeakRSS)))
+		t.para(fmt.Sprintf("canvasd's resident set: %s idle (started, before any request: %s anonymous, %s pages "+
+			"of its binary and other mapped files); at most %s in any scenario.",
+			megabytes(r.IdleRSS), megabytes(r.IdleAnon), megabytes(r.IdleFile), megabytes(r.PeakRSS)))
 	}
 	if len(r.Goals) > 0 {
 		rows := [][]string{{"goal", "ours", "baseline", "ratio", "goal", "met"}}
