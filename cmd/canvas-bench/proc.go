@@ -1,10 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -46,28 +46,8 @@ func cpuTime(pid int) (time.Duration, error) {
 // memory returns the resident set size of process pid now (VmRSS) and at
 // its peak (VmHWM), in bytes, from /proc/PID/status.
 func memory(pid int) (rss, peak int64, err error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		name, value, ok := strings.Cut(sc.Text(), ":")
-		if !ok || (name != "VmRSS" && name != "VmHWM") {
-			continue
-		}
-		kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(value), "kB")), 10, 64)
-		if err != nil {
-			return 0, 0, fmt.Errorf("/proc/%d/status %s: %w", pid, name, err)
-		}
-		if name == "VmRSS" {
-			rss = kb << 10
-		} else {
-			peak = kb << 10
-		}
-	}
-	return rss, peak, sc.Err()
+	v, err := statusBytes(pid, "VmRSS", "VmHWM")
+	return v["VmRSS"], v["VmHWM"], err
 }
 
 // residentShares returns how much of process pid's resident set is
@@ -76,26 +56,29 @@ func memory(pid int) (rss, peak int64, err error) {
 // every process mapping them and dropped by the kernel under pressure:
 // RssFile), in bytes, from /proc/PID/status.
 func residentShares(pid int) (anon, file int64, err error) {
+	v, err := statusBytes(pid, "RssAnon", "RssFile")
+	return v["RssAnon"], v["RssFile"], err
+}
+
+// statusBytes reads the named kB fields of /proc/PID/status, in bytes.
+func statusBytes(pid int, names ...string) (map[string]int64, error) {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
+	v := make(map[string]int64, len(names))
 	for _, line := range strings.Split(string(raw), "\n") {
 		name, value, ok := strings.Cut(line, ":")
-		if !ok || (name != "RssAnon" && name != "RssFile") {
+		if !ok || !slices.Contains(names, name) {
 			continue
 		}
 		kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(value), "kB")), 10, 64)
 		if err != nil {
-			return 0, 0, fmt.Errorf("/proc/%d/status %s: %w", pid, name, err)
+			return nil, fmt.Errorf("/proc/%d/status %s: %w", pid, name, err)
 		}
-		if name == "RssAnon" {
-			anon = kb << 10
-		} else {
-			file = kb << 10
-		}
+		v[name] = kb << 10
 	}
-	return anon, file, nil
+	return v, nil
 }
 
 // resetPeak resets the peak resident set size of process pid (VmHWM) to
