@@ -17,6 +17,8 @@ type httpMetrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	inFlight prometheus.Gauge
+	// modelStart is the push-back's last prediction (queuedelay.go).
+	modelStart prometheus.Gauge
 }
 
 // unmatchedRoute is the route label of a request that matched no route, so
@@ -37,6 +39,10 @@ func newHTTPMetrics(reg prometheus.Registerer) (*httpMetrics, error) {
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "canvas_http_requests_in_flight", Help: "HTTP requests being answered.",
 		}),
+		modelStart: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "canvas_model_work_predicted_start_seconds",
+			Help: "How long model work queued at the last check would wait to start, as the push-back on model work predicted it (+Inf: the queue's head stood still).",
+		}),
 	}
 	var err error
 	m.requests, err = register(reg, m.requests)
@@ -45,6 +51,9 @@ func newHTTPMetrics(reg prometheus.Registerer) (*httpMetrics, error) {
 	}
 	if err == nil {
 		m.inFlight, err = register(reg, m.inFlight)
+	}
+	if err == nil {
+		m.modelStart, err = register(reg, m.modelStart)
 	}
 	return m, err
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"math"
 	"testing"
 	"time"
 
@@ -44,31 +43,6 @@ func TestRetryAfterSeconds(t *testing.T) {
 	}
 }
 
-func TestPredictDelay(t *testing.T) {
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	at := func(d time.Duration) time.Time { return t0.Add(d) }
-	for _, tc := range []struct {
-		name      string
-		prev, cur queueReading
-		want      time.Duration
-	}{
-		{"NothingDue", queueReading{at(0), at(-time.Second)}, queueReading{at(time.Second), time.Time{}}, 0},
-		{"NoEarlierQueue", queueReading{at(0), time.Time{}}, queueReading{at(time.Second), at(700 * time.Millisecond)}, 300 * time.Millisecond},
-		{"EarlierReadingTooClose", queueReading{at(900 * time.Millisecond), at(0)}, queueReading{at(time.Second), at(700 * time.Millisecond)}, 300 * time.Millisecond},
-		// The head moved 0.25 s in a second: the 0.2 s of work queued ahead
-		// takes 0.8 s to start.
-		{"HeadAtQuarterSpeed", queueReading{at(0), at(550 * time.Millisecond)}, queueReading{at(time.Second), at(800 * time.Millisecond)}, 800 * time.Millisecond},
-		{"SlowHead", queueReading{at(0), at(-300 * time.Millisecond)}, queueReading{at(time.Second), at(-50 * time.Millisecond)}, 4200 * time.Millisecond},
-		{"HeadCatchingUp", queueReading{at(0), at(-time.Second)}, queueReading{at(time.Second), at(500 * time.Millisecond)}, 333333333},
-		{"HeadStill", queueReading{at(0), at(-100 * time.Millisecond)}, queueReading{at(time.Second), at(-100 * time.Millisecond)}, math.MaxInt64},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := predictDelay(tc.prev, tc.cur)
-			assert.InDelta(t, float64(tc.want), float64(got), float64(time.Millisecond))
-		})
-	}
-}
-
 func TestPredictFromLane(t *testing.T) {
 	lane := queue.LaneLoad{Concurrency: 16, Running: 16, MeanRun: 40 * time.Millisecond}
 	for _, tc := range []struct {
@@ -79,6 +53,8 @@ func TestPredictFromLane(t *testing.T) {
 		wantPrediction bool
 	}{
 		{"NoJobEndedYet", queue.LaneLoad{Concurrency: 16}, 100, 1, 0, false},
+		{"NoJobEndedYetSlotsFree", queue.LaneLoad{Concurrency: 16, Running: 2}, 13, 1, 0, true},
+		{"NoLane", queue.LaneLoad{}, 0, 1, 0, false},
 		{"FreeSlots", queue.LaneLoad{Concurrency: 16, Running: 10, MeanRun: time.Second}, 3, 3, 0, true},
 		// 32 jobs wait for 16 slots that each free every 40 ms: the last
 		// starts after two rounds.

@@ -189,6 +189,7 @@ func TestServer_Telemetry(t *testing.T) {
 			`canvas_cache_requests_total{cache="api_key",result="hit"}`,
 			`canvas_cache_hit_ratio{cache="served_version"}`,
 			`canvas_publications_total 0`,
+			`canvas_model_work_predicted_start_seconds`,
 		} {
 			assert.Contains(t, body, want)
 		}

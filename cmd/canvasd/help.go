@@ -91,7 +91,7 @@ var envVars = []envVar{
 	{"CANVAS_FAILED_AUTH_RATE", "--failed-auth-rate", "failed authentications per second per address (default 1; 0: no limit)"},
 	{"CANVAS_FAILED_AUTH_BURST", "--failed-auth-burst", "failed authentications one address may make at once (default 20)"},
 	{"CANVAS_MAX_QUEUED_PER_WORKSPACE", "--max-queued-per-workspace", "queued runs of a workspace before new ones are refused (default 10000)"},
-	{"CANVAS_MAX_QUEUE_DELAY", "--max-queue-delay", "refuse new model work with 429 while work queued now would wait longer than this, or than one recent job took, to start (default 100ms; 0: off)"},
+	{"CANVAS_MAX_QUEUE_DELAY", "--max-queue-delay", "refuse new model work with 429 while work queued now would wait longer than this, or than four recent model jobs took, to start (default 100ms; 0: off)"},
 	{"CANVAS_LOG_LEVEL", "--log-level", "debug, info, warn or error (default info)"},
 	{"CANVAS_LOG_FORMAT", "--log-format", "json or text (default json)"},
 	{"CANVAS_METRICS_ADDR", "--metrics-addr", "separate listener serving /metrics (default none)"},

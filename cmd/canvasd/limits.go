@@ -103,7 +103,7 @@ func (c *limitsConfig) limitsFlags(fs *flag.FlagSet, env func(string) string) er
 		delay = v
 	}
 	fs.DurationVar(&c.Limits.MaxQueueDelay, "max-queue-delay", delay,
-		"longest new model work may be predicted to wait to start, or one recent job's time when longer, before it is refused (429); 0: no bound (env CANVAS_MAX_QUEUE_DELAY)")
+		"longest new model work may be predicted to wait to start, or four recent model jobs' time when longer, before it is refused (429); 0: no bound (env CANVAS_MAX_QUEUE_DELAY)")
 	rate, grace := int64(defaultMinBodyRate), defaultBodyGrace
 	if raw := env("CANVAS_MIN_BODY_RATE"); raw != "" {
 		n, err := strconv.ParseInt(raw, 10, 64)
