@@ -109,7 +109,7 @@ type Server struct {
 	auth         *Authenticator
 	logger       *slog.Logger
 	metrics      *httpMetrics // nil counts nothing
-	tracer       trace.Tracer
+	tracer       trace.Tracer // nil records nothing
 	maxBody      int64
 	maxHeader    int
 	owner        *idempotency.Owner
@@ -192,9 +192,8 @@ func newServer(opts Options) (*Server, error) {
 	if s.maxHeader <= 0 {
 		s.maxHeader = DefaultMaxHeaderBytes
 	}
-	s.tracer = noopTracer()
-	if opts.TracerProvider != nil {
-		s.tracer = opts.TracerProvider.Tracer(tracerName)
+	if tp := opts.TracerProvider; tp != nil && !isNoop(tp) {
+		s.tracer = tp.Tracer(tracerName)
 	}
 	if opts.Metrics != nil {
 		if err := s.registerMetrics(opts.Metrics, opts.PublicMetrics); err != nil {

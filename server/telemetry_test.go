@@ -32,10 +32,19 @@ type telemetryEnv struct {
 
 func newTelemetryEnv(t *testing.T) *telemetryEnv {
 	t.Helper()
-	ctx := context.Background()
 	spans := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	e := newTelemetryEnvWith(t, tp)
+	e.Spans = spans
+	return e
+}
+
+// newTelemetryEnvWith is newTelemetryEnv with the given TracerProvider (nil:
+// the engine's, which records nothing) and no span exporter.
+func newTelemetryEnvWith(t *testing.T, tp trace.TracerProvider) *telemetryEnv {
+	t.Helper()
+	ctx := context.Background()
 	e, err := engine.OpenSQLite(ctx, t.TempDir(), engine.Options{Metrics: prometheus.NewRegistry(), TracerProvider: tp,
 		Limits: engine.Limits{AllowPrivateNetworks: true}})
 	require.NoError(t, err)
@@ -47,11 +56,17 @@ func newTelemetryEnv(t *testing.T) *telemetryEnv {
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &telemetryEnv{URL: srv.URL, Admin: admin, Spans: spans}
+	return &telemetryEnv{URL: srv.URL, Admin: admin}
 }
 
 // call sends a request and returns the status and the body.
 func (e *telemetryEnv) call(t *testing.T, method, path, token string, body any) (int, []byte) {
+	t.Helper()
+	return e.callWith(t, method, path, token, body, nil)
+}
+
+// callWith is call with more request headers.
+func (e *telemetryEnv) callWith(t *testing.T, method, path, token string, body any, header http.Header) (int, []byte) {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -65,6 +80,9 @@ func (e *telemetryEnv) call(t *testing.T, method, path, token string, body any) 
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header[k] = v
+	}
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
@@ -194,4 +212,36 @@ func TestServer_Telemetry(t *testing.T) {
 			assert.Contains(t, body, want)
 		}
 	})
+}
+
+// TestServer_TraceContextWithoutTracing shows that a server that records no
+// spans (no TracerProvider configured) still carries a caller's W3C trace
+// context on: the webhook request of an asynchronous completion names the
+// caller's trace.
+func TestServer_TraceContextWithoutTracing(t *testing.T) {
+	t.Parallel()
+	e := newTelemetryEnvWith(t, nil)
+	traceparents := make(chan string, 4)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		traceparents <- r.Header.Get("traceparent")
+	}))
+	t.Cleanup(receiver.Close)
+
+	projectID := e.created(t, "/projects", map[string]any{"name": "Ops"})
+	canvasID := e.created(t, "/prompt", map[string]any{"title": "Untraced", "projectId": projectID})
+	versionID := e.created(t, "/prompt-version", map[string]any{"promptId": canvasID, "title": "v1",
+		"message": map[string]any{"role": "system", "content": "Hello"}})
+	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+	status, out := e.callWith(t, http.MethodPost, "/v2/chat/completions", e.Admin,
+		map[string]any{"canvas_id": canvasID, "version_id": versionID, "webhook_url": receiver.URL},
+		http.Header{"Traceparent": {"00-" + traceID + "-00f067aa0ba902b7-01"}})
+	require.Equal(t, http.StatusAccepted, status, "%s", out)
+	select {
+	case tp := <-traceparents:
+		parts := strings.Split(tp, "-")
+		require.Len(t, parts, 4, "traceparent %q", tp)
+		assert.Equal(t, traceID, parts[1], "the receiver got the caller's trace")
+	case <-time.After(30 * time.Second):
+		t.Fatal("the webhook was not delivered")
+	}
 }

@@ -19,8 +19,16 @@ var propagator = propagation.TraceContext{}
 
 // startSpan starts the server span of r, named by its route pattern, and
 // returns r under the span's context and the function that ends the span
-// with the answered status.
+// with the answered status. A server that records no spans only carries a
+// caller's trace context on, so that jobs, model calls and webhook
+// requests still join the caller's trace.
 func (s *Server) startSpan(r *http.Request, pattern string) (*http.Request, func(status int)) {
+	if s.tracer == nil {
+		if ctx := propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header)); trace.SpanContextFromContext(ctx).IsRemote() {
+			r = r.WithContext(ctx)
+		}
+		return r, endNothing
+	}
 	name := pattern
 	if name == "" {
 		name = r.Method + " " + unmatchedRoute
@@ -39,5 +47,12 @@ func (s *Server) startSpan(r *http.Request, pattern string) (*http.Request, func
 	}
 }
 
-// noopTracer is the tracer of a server given no TracerProvider.
-func noopTracer() trace.Tracer { return noop.NewTracerProvider().Tracer(tracerName) }
+// endNothing ends the span a server that records none did not start.
+func endNothing(int) {}
+
+// isNoop reports whether tp records nothing, so that the server need not
+// build spans for it.
+func isNoop(tp trace.TracerProvider) bool {
+	_, ok := tp.(noop.TracerProvider)
+	return ok
+}
