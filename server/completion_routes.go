@@ -151,6 +151,26 @@ func (s *Server) handleCreateCompletion(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
+	// Refused model work is refused before the body's validation, so that
+	// a server pushing back spends little on what it refuses: the body is
+	// read once and looked at for whether it queues work.
+	body, err := s.readBody(r)
+	if err != nil {
+		return err
+	}
+	admitted := false
+	var mode struct {
+		Async      bool   `json:"async"`
+		WebhookURL string `json:"webhook_url"`
+	}
+	if json.Unmarshal(body, &mode) == nil && (mode.Async || mode.WebhookURL != "") {
+		release, err := s.admitModelWork(r.Context(), canvas.PrincipalFrom(r.Context()))
+		if err != nil {
+			return err
+		}
+		defer release()
+		admitted = true
+	}
 	var req completionRequest
 	if err := s.decodeJSON(r, "CompletionRequest", &req); err != nil {
 		return err
@@ -166,7 +186,7 @@ func (s *Server) handleCreateCompletion(w http.ResponseWriter, r *http.Request) 
 	if req.Stream && !req.Async && req.WebhookURL == "" {
 		return s.streamCompletion(w, r, svc, params)
 	}
-	if req.Async || req.WebhookURL != "" {
+	if (req.Async || req.WebhookURL != "") && !admitted {
 		release, err := s.admitModelWork(r.Context(), canvas.PrincipalFrom(r.Context()))
 		if err != nil {
 			return err

@@ -27,13 +27,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // problem), and unmarshals it into dst. Every JSON body of every route is
 // read here.
 func (s *Server) decodeJSON(r *http.Request, schema string, dst any) error {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.maxBody))
+	body, err := s.readBody(r)
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return canvas.Errorf(canvas.EPAYLOADTOOLARGE, "Request body is larger than %d bytes.", s.maxBody)
-		}
-		return canvas.Errorf(canvas.EBADREQUEST, "Could not read the request body.")
+		return err
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
@@ -56,6 +52,33 @@ func (s *Server) decodeJSON(r *http.Request, schema string, dst any) error {
 	}
 	return nil
 }
+
+// readBody reads the request body, bounded by the server's limit (413
+// beyond), and puts it back in r.Body, so that a handler can look at the
+// body before decodeJSON reads it again.
+func (s *Server) readBody(r *http.Request) ([]byte, error) {
+	if b, ok := r.Body.(*readBody); ok {
+		return b.data, nil
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.maxBody))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, canvas.Errorf(canvas.EPAYLOADTOOLARGE, "Request body is larger than %d bytes.", s.maxBody)
+		}
+		return nil, canvas.Errorf(canvas.EBADREQUEST, "Could not read the request body.")
+	}
+	r.Body = &readBody{Reader: bytes.NewReader(body), data: body}
+	return body, nil
+}
+
+// readBody is a request body already read by Server.readBody.
+type readBody struct {
+	*bytes.Reader
+	data []byte
+}
+
+func (*readBody) Close() error { return nil }
 
 // unmarshalDetail names the field a value that passed the schema but does not
 // fit its Go type (1.5 for an integer, say) without echoing Go's own text.

@@ -138,6 +138,13 @@ func TestLimits_QueuedPerWorkspace(t *testing.T) {
 	}
 	requireLimited(t, rawDo(t, ce.URL, http.MethodPost, "/v1/tasks", ce.Editor, task))
 	requireLimited(t, rawDo(t, ce.URL, http.MethodPost, completionsPath, ce.Editor, async))
+	// Model work is refused before its body is validated, so that refusing
+	// costs little.
+	requireLimited(t, rawDo(t, ce.URL, http.MethodPost, completionsPath, ce.Editor,
+		map[string]any{"canvas_id": ec.Canvas.ID, "async": true, "temperature": "hot", "variables": 7}))
+	sync := map[string]any{"canvas_id": ec.Canvas.ID, "variables": map[string]any{"name": "Ada"}}
+	r := rawDo(t, ce.URL, http.MethodPost, completionsPath, ce.Editor, sync)
+	assert.Equal(t, http.StatusOK, r.Status, "a synchronous completion queues nothing: %s", r.Body)
 	n, err := ce.Store.CountQueuedJobs(context.Background(), ce.Workspace.ID,
 		[]string{completion.JobKindCompletion, completion.JobKindTask})
 	require.NoError(t, err)
@@ -155,7 +162,7 @@ func TestLimits_QueuedPerWorkspace(t *testing.T) {
 		n, err := ce.Store.CountQueuedJobs(context.Background(), ce.Workspace.ID, []string{completion.JobKindTask})
 		return err == nil && n == 0
 	}, 20*time.Second, 10*time.Millisecond, "the worker takes the queued tasks")
-	r := rawDo(t, ce.URL, http.MethodPost, "/v1/tasks", ce.Editor, task)
+	r = rawDo(t, ce.URL, http.MethodPost, "/v1/tasks", ce.Editor, task)
 	assert.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
 }
 
