@@ -151,25 +151,22 @@ func (s *Server) handleCreateCompletion(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	// Refused model work is refused before the body's validation, so that
-	// a server pushing back spends little on what it refuses: the body is
-	// read once and looked at for whether it queues work.
+	// Model work is refused before the body's validation, so that a server
+	// pushing back spends little on what it refuses: the body is read once
+	// and looked at for whether it queues work. It counts as model work
+	// being queued once it is valid.
 	body, err := s.readBody(r)
 	if err != nil {
 		return err
 	}
-	admitted := false
 	var mode struct {
 		Async      bool   `json:"async"`
 		WebhookURL string `json:"webhook_url"`
 	}
 	if json.Unmarshal(body, &mode) == nil && (mode.Async || mode.WebhookURL != "") {
-		release, err := s.admitModelWork(r.Context(), canvas.PrincipalFrom(r.Context()))
-		if err != nil {
+		if err := s.checkModelWork(r.Context(), canvas.PrincipalFrom(r.Context())); err != nil {
 			return err
 		}
-		defer release()
-		admitted = true
 	}
 	var req completionRequest
 	if err := s.decodeJSON(r, "CompletionRequest", &req); err != nil {
@@ -186,12 +183,9 @@ func (s *Server) handleCreateCompletion(w http.ResponseWriter, r *http.Request) 
 	if req.Stream && !req.Async && req.WebhookURL == "" {
 		return s.streamCompletion(w, r, svc, params)
 	}
-	if (req.Async || req.WebhookURL != "") && !admitted {
-		release, err := s.admitModelWork(r.Context(), canvas.PrincipalFrom(r.Context()))
-		if err != nil {
-			return err
-		}
-		defer release()
+	if req.Async || req.WebhookURL != "" {
+		// The body said so above too, and was checked then.
+		defer s.limits.delay.admitted()()
 	}
 	run, err := svc.Run(r.Context(), params)
 	if err != nil {

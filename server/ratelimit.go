@@ -142,27 +142,32 @@ func (s *Server) admit(r *http.Request, pattern string) (p *canvas.Principal, re
 }
 
 // admitModelWork applies the queue's bounds to a request of p that adds
-// model work: refused while p's workspace has MaxQueuedPerWorkspace runs
-// waiting, or while work queued now would start too late. Admitted, the
-// request counts as model work being queued until release is called.
+// model work (checkModelWork) and, admitted, counts it as model work being
+// queued until release is called.
 func (s *Server) admitModelWork(ctx context.Context, p *canvas.Principal) (release func(), err error) {
-	release = func() {}
+	if err := s.checkModelWork(ctx, p); err != nil {
+		return func() {}, err
+	}
+	return s.limits.delay.admitted(), nil
+}
+
+// checkModelWork refuses model work of p while p's workspace has
+// MaxQueuedPerWorkspace runs waiting, or while work queued now would start
+// too late.
+func (s *Server) checkModelWork(ctx context.Context, p *canvas.Principal) error {
 	l := s.limits.limits
 	if len(l.ModelKinds) == 0 {
-		return release, nil
+		return nil
 	}
 	if l.MaxQueuedPerWorkspace > 0 {
 		if err := s.checkBacklog(ctx, p.WorkspaceID); err != nil {
-			return release, err
+			return err
 		}
 	}
 	if l.MaxQueueDelay > 0 {
-		if err := s.checkQueueDelay(ctx); err != nil {
-			return release, err
-		}
-		release = s.limits.delay.admitted()
+		return s.checkQueueDelay(ctx)
 	}
-	return release, nil
+	return nil
 }
 
 // checkBacklog refuses new model work while the workspace has
