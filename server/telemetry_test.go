@@ -101,6 +101,27 @@ func (e *telemetryEnv) created(t *testing.T, path string, body any) string {
 	return v.ID
 }
 
+// notifiedCompletion creates a canvas with one version and runs it as an
+// asynchronous completion, sent with header, whose webhook goes to a
+// receiver of the test; it returns the traceparent headers the receiver
+// gets.
+func (e *telemetryEnv) notifiedCompletion(t *testing.T, header http.Header) <-chan string {
+	t.Helper()
+	traceparents := make(chan string, 4)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		traceparents <- r.Header.Get("traceparent")
+	}))
+	t.Cleanup(receiver.Close)
+	projectID := e.created(t, "/projects", map[string]any{"name": "Ops"})
+	canvasID := e.created(t, "/prompt", map[string]any{"title": "Traced", "projectId": projectID})
+	versionID := e.created(t, "/prompt-version", map[string]any{"promptId": canvasID, "title": "v1",
+		"message": map[string]any{"role": "system", "content": "Hello"}})
+	status, out := e.callWith(t, http.MethodPost, "/v2/chat/completions", e.Admin,
+		map[string]any{"canvas_id": canvasID, "version_id": versionID, "webhook_url": receiver.URL}, header)
+	require.Equal(t, http.StatusAccepted, status, "%s", out)
+	return traceparents
+}
+
 // span returns the first exported span named name.
 func span(spans tracetest.SpanStubs, name string) (tracetest.SpanStub, bool) {
 	for _, s := range spans {
@@ -114,20 +135,7 @@ func span(spans tracetest.SpanStubs, name string) (tracetest.SpanStub, bool) {
 func TestServer_Telemetry(t *testing.T) {
 	t.Parallel()
 	e := newTelemetryEnv(t)
-
-	traceparents := make(chan string, 4)
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		traceparents <- r.Header.Get("traceparent")
-	}))
-	t.Cleanup(receiver.Close)
-
-	projectID := e.created(t, "/projects", map[string]any{"name": "Ops"})
-	canvasID := e.created(t, "/prompt", map[string]any{"title": "Traced", "projectId": projectID})
-	versionID := e.created(t, "/prompt-version", map[string]any{"promptId": canvasID, "title": "v1",
-		"message": map[string]any{"role": "system", "content": "Hello"}})
-	status, out := e.call(t, http.MethodPost, "/v2/chat/completions", e.Admin,
-		map[string]any{"canvas_id": canvasID, "version_id": versionID, "webhook_url": receiver.URL})
-	require.Equal(t, http.StatusAccepted, status, "%s", out)
+	traceparents := e.notifiedCompletion(t, nil)
 
 	var tp string
 	select {
@@ -221,21 +229,8 @@ func TestServer_Telemetry(t *testing.T) {
 func TestServer_TraceContextWithoutTracing(t *testing.T) {
 	t.Parallel()
 	e := newTelemetryEnvWith(t, nil)
-	traceparents := make(chan string, 4)
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		traceparents <- r.Header.Get("traceparent")
-	}))
-	t.Cleanup(receiver.Close)
-
-	projectID := e.created(t, "/projects", map[string]any{"name": "Ops"})
-	canvasID := e.created(t, "/prompt", map[string]any{"title": "Untraced", "projectId": projectID})
-	versionID := e.created(t, "/prompt-version", map[string]any{"promptId": canvasID, "title": "v1",
-		"message": map[string]any{"role": "system", "content": "Hello"}})
 	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
-	status, out := e.callWith(t, http.MethodPost, "/v2/chat/completions", e.Admin,
-		map[string]any{"canvas_id": canvasID, "version_id": versionID, "webhook_url": receiver.URL},
-		http.Header{"Traceparent": {"00-" + traceID + "-00f067aa0ba902b7-01"}})
-	require.Equal(t, http.StatusAccepted, status, "%s", out)
+	traceparents := e.notifiedCompletion(t, http.Header{"Traceparent": {"00-" + traceID + "-00f067aa0ba902b7-01"}})
 	select {
 	case tp := <-traceparents:
 		parts := strings.Split(tp, "-")
