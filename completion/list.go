@@ -65,8 +65,8 @@ func (s *Service) list(ctx context.Context, kind string, params ListParams) ([]*
 	if params.Limit == 0 {
 		params.Limit = DefaultListLimit
 	}
-	if err := validateList(params); err != nil {
-		return nil, 0, err
+	if details := params.Check(); details != nil {
+		return nil, 0, canvas.Invalid("The run query is not valid.", details...)
 	}
 	if params.CanvasID != "" {
 		if _, err := s.canvas(ctx, p, params.CanvasID); err != nil {
@@ -89,14 +89,16 @@ func (s *Service) list(ctx context.Context, kind string, params ListParams) ([]*
 	return runs, total, nil
 }
 
-// validateList checks the parameters of a list, every problem at its
-// query parameter.
-func validateList(params ListParams) error {
+// Check returns every problem of the parameters of a list, each at its
+// query parameter (/query/canvasId, /query/versionId, /query/status,
+// /query/until, /query/limit, /query/offset), or nil. A zero Limit is
+// DefaultListLimit.
+func (params ListParams) Check() []canvas.Detail {
+	if params.Limit == 0 {
+		params.Limit = DefaultListLimit
+	}
 	q := canvas.RunQuery{CanvasParam: "canvasId", CanvasID: params.CanvasID, VersionID: params.VersionID,
 		Status: params.Status, Statuses: Statuses(), Since: params.Since, Until: params.Until,
 		Limit: params.Limit, Offset: params.Offset, MaxLimit: MaxListLimit}
-	if details := q.Check(); details != nil {
-		return canvas.Invalid("The run query is not valid.", details...)
-	}
-	return nil
+	return q.Check()
 }

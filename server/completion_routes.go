@@ -38,7 +38,7 @@ func runListQuery(r *http.Request) (completion.ListParams, []pageParam, bool, er
 		Offset:    q.Int("offset", 0),
 	}
 	objectLinks := q.Bool("objectLinks", false)
-	if err := q.Err(); err != nil {
+	if err := q.ErrWith(params.Check()); err != nil {
 		return params, nil, false, err
 	}
 	if params.Limit == 0 {

@@ -103,9 +103,11 @@ func TestListRoutes_Completions(t *testing.T) {
 		for _, path := range []string{"/query/status", "/query/canvasId", "/query/until", "/query/limit"} {
 			assert.Contains(t, body, path)
 		}
-		r = e.Do(http.MethodGet, "/v1/tasks?since=yesterday", e.Viewer, nil)
+		r = e.Do(http.MethodGet, "/v1/tasks?since=yesterday&status=done&limit=0x", e.Viewer, nil)
 		require.Equal(t, http.StatusUnprocessableEntity, r.Status)
-		assert.Contains(t, string(r.Body), "/query/since")
+		for _, path := range []string{"/query/since", "/query/status", "/query/limit"} {
+			assert.Contains(t, string(r.Body), path, "a malformed parameter is reported with the others' problems")
+		}
 		r = e.Do(http.MethodGet, "/v2/chat/completions?canvasId="+uuid.NewString(), e.Viewer, nil)
 		assert.Equal(t, http.StatusNotFound, r.Status, "an unknown canvas")
 	})
@@ -156,6 +158,11 @@ func TestListRoutes_WorkflowRunsAcrossCanvases(t *testing.T) {
 	r := e.Do(http.MethodGet, "/workflow/runs?versionId=nope", e.Viewer, nil)
 	require.Equal(t, http.StatusUnprocessableEntity, r.Status)
 	assert.Contains(t, string(r.Body), "/query/versionId")
+	r = e.Do(http.MethodGet, "/workflow/runs?until=soon&versionId=nope&offset=-1", e.Viewer, nil)
+	require.Equal(t, http.StatusUnprocessableEntity, r.Status)
+	for _, path := range []string{"/query/until", "/query/versionId", "/query/offset"} {
+		assert.Contains(t, string(r.Body), path, "a malformed parameter is reported with the others' problems")
+	}
 }
 
 func TestListRoutes_Files(t *testing.T) {

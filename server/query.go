@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -127,6 +128,22 @@ func (q *query) Err() error {
 		return nil
 	}
 	return canvas.Invalid("Query parameters failed validation.", q.details...)
+}
+
+// ErrWith is Err with more problems found in the parsed values, those of
+// a parameter that already failed to parse left out: one answer lists
+// every problem.
+func (q *query) ErrWith(more []canvas.Detail) error {
+	if len(q.details) == 0 {
+		return nil
+	}
+	details := q.details
+	for _, d := range more {
+		if !slices.ContainsFunc(q.details, func(f canvas.Detail) bool { return f.Path == d.Path }) {
+			details = append(details, d)
+		}
+	}
+	return canvas.Invalid("Query parameters failed validation.", details...)
 }
 
 func quoteList(items []string) string {

@@ -55,7 +55,7 @@ func (s *Server) handleListWorkflowRuns(w http.ResponseWriter, r *http.Request) 
 		Offset:    q.Int("offset", 0),
 	}
 	objectLinks := q.Bool("objectLinks", false)
-	if err := q.Err(); err != nil {
+	if err := q.ErrWith(params.Check()); err != nil {
 		return err
 	}
 	if params.Limit == 0 {

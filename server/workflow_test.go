@@ -413,7 +413,8 @@ func TestWorkflow_List(t *testing.T) {
 		for _, d := range readError(t, r).Details {
 			paths = append(paths, d.Path)
 		}
-		assert.ElementsMatch(t, []string{"/query/since"}, paths, "a malformed time is refused first")
+		assert.ElementsMatch(t, []string{"/query/since", "/query/promptId", "/query/versionId", "/query/status",
+			"/query/limit", "/query/offset"}, paths, "a malformed time is reported with every other problem")
 		r = e.Do(http.MethodGet, workflowRunsPath+"?promptId=c1&versionId=v1&status=paused&limit=500&offset=-1", e.Viewer, nil)
 		require.Equal(t, http.StatusUnprocessableEntity, r.Status, "%s", r.Body)
 		paths = nil

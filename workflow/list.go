@@ -71,10 +71,7 @@ func (s *Service) List(ctx context.Context, params ListParams) ([]*Summary, int,
 	if params.Limit == 0 {
 		params.Limit = DefaultListLimit
 	}
-	q := canvas.RunQuery{CanvasParam: "promptId", CanvasID: params.CanvasID, VersionID: params.VersionID,
-		Status: params.Status, Statuses: Statuses(), Since: params.Since, Until: params.Until,
-		Limit: params.Limit, Offset: params.Offset, MaxLimit: MaxListLimit}
-	if details := q.Check(); details != nil {
+	if details := params.Check(); details != nil {
 		return nil, 0, canvas.Invalid("The workflow run query is not valid.", details...)
 	}
 	f := RunFilter{CanvasID: params.CanvasID, VersionID: params.VersionID, Status: params.Status,
@@ -110,4 +107,18 @@ func summary(run *Run) *Summary {
 		sum.EndNodeID = &run.EndNodeID
 	}
 	return sum
+}
+
+// Check returns every problem of the parameters of a list, each at its
+// query parameter (/query/promptId, /query/versionId, /query/status,
+// /query/until, /query/limit, /query/offset), or nil. A zero Limit is
+// DefaultListLimit.
+func (params ListParams) Check() []canvas.Detail {
+	if params.Limit == 0 {
+		params.Limit = DefaultListLimit
+	}
+	q := canvas.RunQuery{CanvasParam: "promptId", CanvasID: params.CanvasID, VersionID: params.VersionID,
+		Status: params.Status, Statuses: Statuses(), Since: params.Since, Until: params.Until,
+		Limit: params.Limit, Offset: params.Offset, MaxLimit: MaxListLimit}
+	return q.Check()
 }
