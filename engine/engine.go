@@ -292,7 +292,7 @@ func (e *Engine) Bootstrap(ctx context.Context, token string) (created bool, adm
 func (e *Engine) ModelKinds() []string { return e.worker.LaneKinds(queue.LaneModel) }
 
 // ModelLoad returns a reading of this engine's model lane: its slots, the
-// jobs it runs and has started, and how long its recent jobs took.
+// jobs it runs, and how long its recent jobs took.
 func (e *Engine) ModelLoad() queue.LaneLoad { return e.worker.LaneLoad(queue.LaneModel) }
 
 // Run does the engine's background work until ctx ends: it runs the queue

@@ -57,11 +57,10 @@ type lane struct {
 	kinds       []string
 	wake        chan struct{}
 
-	// running counts the lane's jobs running now, started those started
-	// since the worker was made; meanRun is the moving average, in
-	// nanoseconds, of how long a job held its slot (0: none ended yet).
+	// running counts the lane's jobs running now; meanRun is the moving
+	// average, in nanoseconds, of how long a job held its slot (0: none
+	// ended yet).
 	running atomic.Int64
-	started atomic.Uint64
 	meanRun atomic.Int64
 }
 
@@ -71,8 +70,6 @@ type LaneLoad struct {
 	// Concurrency is how many of the lane's jobs the worker runs at once;
 	// Running how many it runs now.
 	Concurrency, Running int
-	// Started counts the lane's jobs the worker started since it was made.
-	Started uint64
 	// MeanRun is the moving average of how long the lane's recent jobs
 	// held their slot, outcome written (zero before the first ends). A
 	// lane whose slots are all busy starts Concurrency jobs per MeanRun.
@@ -99,7 +96,7 @@ func (l *lane) ran(d time.Duration) {
 
 // load returns the lane's reading.
 func (l *lane) load() LaneLoad {
-	return LaneLoad{Concurrency: l.concurrency, Running: int(l.running.Load()), Started: l.started.Load(),
+	return LaneLoad{Concurrency: l.concurrency, Running: int(l.running.Load()),
 		MeanRun: time.Duration(l.meanRun.Load())}
 }
 
@@ -176,7 +173,6 @@ func (w *Worker) runLane(ctx, storeCtx context.Context, l *lane, wg *sync.WaitGr
 			w.running[j.ID] = runningJob{refID: j.RefID, cancel: cancel}
 			w.mu.Unlock()
 			l.running.Add(1)
-			l.started.Add(1)
 			wg.Go(func() {
 				start := time.Now()
 				defer func() {

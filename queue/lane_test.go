@@ -245,7 +245,7 @@ func TestWorker_HandleIn(t *testing.T) {
 }
 
 // TestWorker_LaneLoad shows what a lane reports of itself: its kinds, its
-// slots, the jobs it runs and has started, and how long they held a slot.
+// slots, the jobs it runs, and how long they held a slot.
 func TestWorker_LaneLoad(t *testing.T) {
 	t.Parallel()
 	db := mustNewDB(t)
@@ -265,7 +265,6 @@ func TestWorker_LaneLoad(t *testing.T) {
 	require.Eventually(t, func() bool { return w.LaneLoad(queue.LaneModel).Running == 3 },
 		20*time.Second, 5*time.Millisecond, "every slot busy")
 	load := w.LaneLoad(queue.LaneModel)
-	assert.EqualValues(t, 3, load.Started)
 	assert.Zero(t, load.MeanRun, "no job ended yet")
 
 	close(p.release)
@@ -275,6 +274,5 @@ func TestWorker_LaneLoad(t *testing.T) {
 	require.Eventually(t, func() bool { return w.LaneLoad(queue.LaneModel).Running == 0 },
 		20*time.Second, 5*time.Millisecond)
 	load = w.LaneLoad(queue.LaneModel)
-	assert.EqualValues(t, 5, load.Started)
 	assert.Positive(t, load.MeanRun, "the ended jobs' time in their slots")
 }

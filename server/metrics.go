@@ -41,7 +41,7 @@ func newHTTPMetrics(reg prometheus.Registerer) (*httpMetrics, error) {
 		}),
 		modelStart: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "canvas_model_work_predicted_start_seconds",
-			Help: "How long model work queued at the last check would wait to start, as the push-back on model work predicted it (+Inf: the queue's head stood still).",
+			Help: "How long model work queued at the last check would wait to start, as the push-back on model work predicted it.",
 		}),
 	}
 	var err error

@@ -46,10 +46,10 @@ import (
 
 // DefaultMaxQueueDelay is the push-back bound of DefaultLimits: model work
 // predicted to wait longer than this, or than queueRounds of the lane's
-// recent jobs took, to start is refused. For fast jobs (the echo model) it keeps
-// an asynchronous completion's notification well within a second of its
-// request while the server runs at capacity (docs/benchmarks.md); for real
-// models, whose calls take seconds, the job's own time is the bound.
+// recent jobs took, to start is refused. For fast jobs (the echo model) it
+// keeps an asynchronous completion's notification well within a second of
+// its request while the server runs at capacity (docs/benchmarks.md); for
+// real models, whose calls take seconds, four of their times are the bound.
 const DefaultMaxQueueDelay = 100 * time.Millisecond
 
 // queueDelayTTL is how long one reading of the queue serves MaxQueueDelay's
@@ -85,8 +85,8 @@ type queueDelay struct {
 
 // checkQueueDelay refuses new model work while work queued now is
 // predicted to wait more than MaxQueueDelay (or queueRounds of the lane's
-// job times) to start. A
-// store that does not report its queue is not checked.
+// job times) to start. A store that does not report its queue is not
+// checked.
 func (s *Server) checkQueueDelay(ctx context.Context) error {
 	stats, ok := s.store.(queue.StatsStore)
 	if !ok {
@@ -140,11 +140,10 @@ func predictFromLane(load queue.LaneLoad, due, arriving int) (time.Duration, boo
 }
 
 // admitted counts one more request adding model work until the returned
-// function is called.
+// function is called, once.
 func (d *queueDelay) admitted() (release func()) {
 	d.queuing.Add(1)
-	var once sync.Once
-	return func() { once.Do(func() { d.queuing.Add(-1) }) }
+	return func() { d.queuing.Add(-1) }
 }
 
 // read returns the RunAt of the oldest due model job (of kinds; zero when

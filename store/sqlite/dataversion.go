@@ -67,10 +67,9 @@ var _ canvas.ChangeVersioner = (*DB)(nil)
 // pays a few memory loads per cache check.
 type dataVersion struct {
 	// wal maps the WAL-index (nil: every reading goes through SQLite);
-	// snap is the last reading with the header read before it (nil: none
-	// to reuse).
 	// walMu guards the mapping's life: readers of the header hold it
-	// shared, close holds it to unmap.
+	// shared, close holds it to unmap. snap is the last reading with the
+	// header read before it (nil: none to reuse).
 	wal   *walIndex
 	walMu sync.RWMutex
 	snap  atomic.Pointer[versionSnap]
