@@ -26,10 +26,6 @@ import (
 	"github.com/promptcanvas/promptcanvas/workflow"
 )
 
-// outboxCheckTimeout bounds the read, inside a publish, of whether any
-// subscription takes the publication.
-const outboxCheckTimeout = 10 * time.Second
-
 // Options configure an Engine. Store and Blobs are required; every other
 // zero field takes its default.
 type Options struct {
@@ -216,17 +212,15 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		Observe: tel.observeModel})
 	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: db, Notify: notify, Now: opts.Now})
 	// A publication is queued for delivery only when a subscription can
-	// receive it: most publishes have none, and their outbox jobs were
-	// most of the database. The outbox runs in the publish's transaction,
-	// where the publication is counted too.
+	// receive it, which the store decides inside the publish's
+	// transaction (env.PublishEvent).
 	e.Environments = env.NewService(env.Options{Store: db, Canvases: db, Changes: opts.Changes, Notify: notify,
-		Outbox: func(workspaceID string, pub *env.Publication) (*queue.Job, error) {
-			tel.publishHook(context.Background(), workspaceID, pub)
-			ctx, cancel := context.WithTimeout(context.Background(), outboxCheckTimeout)
-			defer cancel()
-			return notifier.CanvasEventJobIfTaken(ctx, workspaceID, pub.PromptID, pub.PublicationID,
-				webhook.EventPublicationCreated, pub)
-		}})
+		Event: &env.PublicationEvent{Type: webhook.EventPublicationCreated,
+			Job: func(workspaceID string, pub *env.Publication) (*queue.Job, error) {
+				return notifier.CanvasEventJob(workspaceID, pub.PromptID, pub.PublicationID,
+					webhook.EventPublicationCreated, pub)
+			}},
+		Published: tel.publishHook})
 	if err := RegisterCacheMetrics(opts.Metrics, "served_version", e.Environments.CacheStats); err != nil {
 		return nil, fmt.Errorf("engine: metrics: %w", err)
 	}

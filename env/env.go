@@ -62,12 +62,26 @@ type PublishParams struct {
 	EnvName   string
 	VersionID string
 	By        string
-	// Outbox, when set, is called inside the publish's transaction with
-	// the publication it created (not when the version was already
-	// active); the job it returns, when not nil, is written in that
-	// transaction, and its error fails the publish, which then writes
-	// nothing.
-	Outbox func(pub *Publication) (*queue.Job, error)
+	// Event, when set, is the webhook event of the publication the publish
+	// creates (none when the version was already active): its job is
+	// written in the publish's transaction when a subscription of the
+	// canvas takes events of Event.Type, and not otherwise. An error of
+	// Event.Job fails the publish, which then writes nothing.
+	Event *PublishEvent
+}
+
+// PublishEvent is the webhook event of a new publication. The store decides
+// inside the publish's transaction, in SQL, whether anyone receives it: an
+// application of the canvas whose events are enabled, with a URL, taking
+// events of Type (all of them when its list is empty), as webhook.Takes
+// says. So an event no one can receive costs no storage, and the
+// transaction never waits for another connection.
+type PublishEvent struct {
+	// Type is the event type a subscription must take.
+	Type string
+	// Job returns the job that delivers the event of pub. It runs inside
+	// the publish's transaction and does no I/O: it only builds the job.
+	Job func(pub *Publication) (*queue.Job, error)
 }
 
 // Store is the persistence the env package consumes. Rows of another
@@ -92,7 +106,8 @@ type Store interface {
 	// in one transaction: the replaced publication gets unpublishedAt, and
 	// the new one the next Seq. When the version is already active nothing
 	// changes and created is false. The version must be a live version of
-	// the canvas. The job p.Outbox returns commits with the publication.
+	// the canvas. The job of p.Event, when written, commits with the
+	// publication.
 	Publish(ctx context.Context, p PublishParams) (pub *Publication, created bool, err error)
 	// ListPublications returns one page of an environment's history, newest
 	// first, and the total count. It reads by Seq range, so its cost does

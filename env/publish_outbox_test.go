@@ -21,12 +21,14 @@ func TestService_PublishOutbox(t *testing.T) {
 	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: f.db})
 	woken := 0
 	fail := false
-	f.svc = env.NewService(env.Options{Store: f.db, Canvases: f.db, Changes: f.db, Notify: func() { woken++ }, Outbox: func(ws string, pub *env.Publication) (*queue.Job, error) {
-		if fail {
-			return nil, canvas.Errorf(canvas.EINTERNAL, "the outbox is down")
-		}
-		return notifier.CanvasEventJob(ws, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
-	}})
+	f.svc = env.NewService(env.Options{Store: f.db, Canvases: f.db, Changes: f.db, Notify: func() { woken++ },
+		Event: &env.PublicationEvent{Type: webhook.EventPublicationCreated, Job: func(ws string, pub *env.Publication) (*queue.Job, error) {
+			if fail {
+				return nil, canvas.Errorf(canvas.EINTERNAL, "the outbox is down")
+			}
+			return notifier.CanvasEventJob(ws, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
+		}}})
+	f.mustSubscription(t)
 	v1, v2 := f.mustVersion(t, "v1", "one"), f.mustVersion(t, "v2", "two")
 	// outboxJobs claims the canvas_event jobs written so far: no worker
 	// runs in this test, so each was written by a publish.
@@ -79,9 +81,11 @@ func TestService_PromoteVersion(t *testing.T) {
 	f := mustFixture(t)
 	ctx := context.Background()
 	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: f.db})
-	f.svc = env.NewService(env.Options{Store: f.db, Canvases: f.db, Changes: f.db, Notify: nil, Outbox: func(ws string, pub *env.Publication) (*queue.Job, error) {
-		return notifier.CanvasEventJob(ws, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
-	}})
+	f.svc = env.NewService(env.Options{Store: f.db, Canvases: f.db, Changes: f.db, Notify: nil,
+		Event: &env.PublicationEvent{Type: webhook.EventPublicationCreated, Job: func(ws string, pub *env.Publication) (*queue.Job, error) {
+			return notifier.CanvasEventJob(ws, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
+		}}})
+	f.mustSubscription(t)
 	canvases := canvas.NewService(canvas.Options{Store: f.db, Promoter: f.svc})
 	v1 := f.mustVersion(t, "v1", "one")
 	outboxJobs := func(t *testing.T) []*queue.Job {
@@ -109,4 +113,15 @@ func TestService_PromoteVersion(t *testing.T) {
 	got, err = canvases.UpdateVersion(f.as(canvas.RoleEditor), v1.ID, canvas.VersionUpdate{Promoted: &withdrawn})
 	require.NoError(t, err)
 	assert.False(t, got.Promoted, "withdrawing goes through the store as before")
+}
+
+// mustSubscription creates an application of the fixture's canvas whose
+// subscription takes every event, so that publishes write their event's
+// job.
+func (f *fixture) mustSubscription(t testing.TB) {
+	t.Helper()
+	a := &webhook.Application{WorkspaceID: f.workspace.ID, Name: "hooks", PromptID: &f.canvas.ID,
+		EnvironmentName: env.Production, CreatedBy: "user-1",
+		Events: webhook.Subscription{Enabled: true, URL: "https://example.com/hook", EventTypes: []string{}}}
+	require.NoError(t, f.db.CreateApplication(context.Background(), a, "whsec_c2VjcmV0"))
 }

@@ -27,10 +27,12 @@ type Service struct {
 	store    Store
 	canvases canvas.Store
 
-	// outbox, when set, returns the job that commits with each publication
-	// Publish creates; outboxNotify is called once such a job committed.
-	outbox       PublishOutbox
-	outboxNotify func()
+	// event, when set, is the webhook event of each publication Publish
+	// creates; eventNotify is called once its job committed, published
+	// after every publish that created a publication.
+	event       *PublicationEvent
+	eventNotify func()
+	published   func(ctx context.Context, workspaceID string, pub *Publication)
 
 	// served caches what ActiveVersion reads; nil (no caching) unless both
 	// stores are one canvas.ChangeVersioner.
@@ -77,31 +79,40 @@ type Options struct {
 	// very next call. It must see every commit of both stores; nil caches
 	// nothing.
 	Changes canvas.ChangeVersioner
-	// Outbox returns the job that reports each publication Publish creates
-	// (not when the version was already active); it commits with the
-	// publication. Notify, when set, is called after a publish that wrote
-	// a job, to wake the queue worker.
-	Outbox PublishOutbox
+	// Event is the webhook event of each publication Publish creates (not
+	// when the version was already active): its job commits with the
+	// publication when a subscription takes it (PublishEvent). Notify, when
+	// set, is called after a publish that wrote that job, to wake the queue
+	// worker.
+	Event  *PublicationEvent
 	Notify func()
+	// Published, when set, is called with the request's context after each
+	// publish that created a publication, once it committed.
+	Published func(ctx context.Context, workspaceID string, pub *Publication)
 }
 
 // NewService returns a Service.
 func NewService(opts Options) *Service {
 	return &Service{
-		store:        opts.Store,
-		canvases:     opts.Canvases,
-		outbox:       opts.Outbox,
-		outboxNotify: opts.Notify,
-		served:       freshcache.New[servedKey, served](opts.Changes, servedCacheSize),
+		store:       opts.Store,
+		canvases:    opts.Canvases,
+		event:       opts.Event,
+		eventNotify: opts.Notify,
+		published:   opts.Published,
+		served:      freshcache.New[servedKey, served](opts.Changes, servedCacheSize),
 	}
 }
 
-// PublishOutbox returns the job that reports a publication Publish
-// created, or nil for none. It is called inside the publish's transaction
-// and the job is written there (an outbox), so the job commits with the
-// publication or not at all; an error fails the publish. The webhook
-// notifier's CanvasEventJob sends publication.created this way.
-type PublishOutbox func(workspaceID string, pub *Publication) (*queue.Job, error)
+// PublicationEvent is the webhook event of every publication Publish
+// creates: PublishEvent for a workspace. The webhook notifier's
+// CanvasEventJob builds publication.created this way.
+type PublicationEvent struct {
+	// Type is the event type a subscription must take.
+	Type string
+	// Job returns the job that delivers the event of pub. It runs inside
+	// the publish's transaction and does no I/O.
+	Job func(workspaceID string, pub *Publication) (*queue.Job, error)
+}
 
 // CreateEnvironmentParams names a new custom environment of a canvas.
 type CreateEnvironmentParams struct {
@@ -260,22 +271,25 @@ func (s *Service) Publish(ctx context.Context, params PublishVersionParams) (pub
 		By:          p.Actor(),
 	}
 	wrote := false
-	if s.outbox != nil {
-		pp.Outbox = func(pub *Publication) (*queue.Job, error) {
-			j, err := s.outbox(c.WorkspaceID, pub)
+	if ev := s.event; ev != nil {
+		pp.Event = &PublishEvent{Type: ev.Type, Job: func(pub *Publication) (*queue.Job, error) {
+			j, err := ev.Job(c.WorkspaceID, pub)
 			wrote = j != nil
 			return j, err
-		}
+		}}
 	}
 	pub, created, err = s.store.Publish(ctx, pp)
 	if err != nil {
 		return nil, false, err
 	}
-	if wrote && created && s.outboxNotify != nil {
-		s.outboxNotify()
+	if wrote && created && s.eventNotify != nil {
+		s.eventNotify()
 	}
 	if created {
 		s.changes.notify()
+		if s.published != nil {
+			s.published(ctx, c.WorkspaceID, pub)
+		}
 	}
 	return pub, created, nil
 }

@@ -45,9 +45,10 @@ func newAppEnv(t *testing.T) *appEnv {
 	ae.testEnv = newTestEnv(t, func(t testing.TB, db *sqlite.DB, o *server.Options) {
 		ae.Notifier = webhook.NewNotifier(webhook.NotifierOptions{Store: db, Notify: ae.notify})
 		o.Environments = env.NewService(env.Options{Store: db, Canvases: db, Changes: db, Notify: ae.notify,
-			Outbox: func(ws string, pub *env.Publication) (*queue.Job, error) {
-				return ae.Notifier.CanvasEventJob(ws, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
-			}})
+			Event: &env.PublicationEvent{Type: webhook.EventPublicationCreated,
+				Job: func(ws string, pub *env.Publication) (*queue.Job, error) {
+					return ae.Notifier.CanvasEventJob(ws, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
+				}}})
 		o.Canvases = canvas.NewService(canvas.Options{Store: db, Promoter: o.Environments})
 		ae.Completions = completion.NewService(completion.Options{Store: db, Canvases: db, Environments: o.Environments,
 			Models: model.NewCaller(model.Options{}), Notify: ae.notify,

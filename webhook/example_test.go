@@ -111,9 +111,11 @@ func ExampleNotifier_CanvasEventJob() {
 		Log: db, Subscriptions: db}
 	worker.Handle(webhook.JobKindCanvasEvent, notifier.HandleCanvasEvent)
 	worker.Handle(webhook.JobKind, deliverer.Handle)
-	envs := env.NewService(env.Options{Store: db, Canvases: db, Changes: db, Notify: worker.Notify, Outbox: func(workspaceID string, pub *env.Publication) (*queue.Job, error) {
-		return notifier.CanvasEventJob(workspaceID, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
-	}})
+	envs := env.NewService(env.Options{Store: db, Canvases: db, Changes: db, Notify: worker.Notify,
+		Event: &env.PublicationEvent{Type: webhook.EventPublicationCreated,
+			Job: func(workspaceID string, pub *env.Publication) (*queue.Job, error) {
+				return notifier.CanvasEventJob(workspaceID, pub.PromptID, pub.PublicationID, webhook.EventPublicationCreated, pub)
+			}}})
 
 	if _, _, err := envs.Publish(ctx, env.PublishVersionParams{CanvasID: c.ID, EnvName: env.Production, VersionID: v.ID}); err != nil {
 		log.Fatal(err)

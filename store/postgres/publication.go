@@ -47,14 +47,20 @@ const (
 	qInsertPub   = `INSERT INTO publications (id, environment_id, version_id, seq, is_active, published_at, published_by)
 		VALUES ($1, $2, $3, $4, true, $5, $6)`
 	qLastSeq = `SELECT e.last_seq` + liveEnv + ` AND e.id = $2`
+	// qSubscribed says whether an application of the canvas receives
+	// events of a type: webhook.Takes, in SQL.
+	qSubscribed = `SELECT EXISTS (SELECT 1 FROM applications a WHERE a.workspace_id = $1 AND a.prompt_id = $2
+		AND a.events_enabled AND a.events_url <> '' AND (jsonb_array_length(a.events_types::jsonb) = 0
+		OR a.events_types::jsonb @> jsonb_build_array($3::text)))`
 )
 
 // Publish makes the version the active publication of the environment: the
 // replaced publication gets unpublishedAt and the new one the next Seq.
 // When the version is already active nothing changes and created is false.
 // The version must be a live version of the canvas, and a custom
-// environment must exist. The job p.Outbox returns is written in the same
-// transaction, so it commits with the publication.
+// environment must exist. The job of p.Event is written in the same
+// transaction when a subscription takes it, so it commits with the
+// publication.
 func (db *DB) Publish(ctx context.Context, p env.PublishParams) (*env.Publication, bool, error) {
 	var pub *env.Publication
 	var created bool
@@ -76,7 +82,7 @@ func (db *DB) Publish(ctx context.Context, p env.PublishParams) (*env.Publicatio
 // processes, the second sees what the first committed: one active
 // publication, and Seqs without gaps. The replaced publication is closed
 // with unpublishedAt; the new one takes the environment's next Seq, and the
-// job p.Outbox returns for it is written with it. When the version is
+// job of p.Event for it is written with it when a subscription takes it. When the version is
 // already active nothing changes and created is false.
 func publishTx(ctx context.Context, tx *Tx, p env.PublishParams) (*env.Publication, bool, error) {
 	e, err := ensureEnv(ctx, tx, p.WorkspaceID, p.CanvasID, p.EnvName)
@@ -123,16 +129,8 @@ func publishTx(ctx context.Context, tx *Tx, p env.PublishParams) (*env.Publicati
 	if err != nil {
 		return nil, false, err
 	}
-	if p.Outbox != nil {
-		job, err := p.Outbox(pub)
-		if err != nil {
-			return nil, false, err
-		}
-		if job != nil {
-			if err := insertJob(ctx, tx, job); err != nil {
-				return nil, false, err
-			}
-		}
+	if err := writePublishEvent(ctx, tx, p, pub); err != nil {
+		return nil, false, err
 	}
 	return pub, true, nil
 }
@@ -183,4 +181,24 @@ func (db *DB) ListPublications(ctx context.Context, workspaceID, envID string, l
 		return nil, 0, err
 	}
 	return list, total, nil
+}
+
+// writePublishEvent writes the job of p.Event for the new publication pub
+// when a subscription of the canvas takes the event: decided here, in the
+// publish's transaction, so that a subscription committed before the
+// publish receives it and the transaction, which holds the environment's
+// lock, waits for no other connection.
+func writePublishEvent(ctx context.Context, tx *Tx, p env.PublishParams, pub *env.Publication) error {
+	if p.Event == nil {
+		return nil
+	}
+	var taken bool
+	if err := tx.QueryRow(ctx, qSubscribed, p.WorkspaceID, p.CanvasID, p.Event.Type).Scan(&taken); err != nil || !taken {
+		return err
+	}
+	job, err := p.Event.Job(pub)
+	if err != nil || job == nil {
+		return err
+	}
+	return insertJob(ctx, tx, job)
 }

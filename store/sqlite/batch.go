@@ -14,7 +14,7 @@ var errClosed = errors.New("sqlite: database is closed")
 // replaced publication gets unpublishedAt and the new one the next Seq.
 // When the version is already active nothing changes and created is false.
 // The version must be a live version of the canvas, and a custom
-// environment must exist. The job p.Outbox returns is written under the
+// environment must exist. The job of p.Event, when a subscription takes it, is written under the
 // publish's own savepoint, so it commits with the publication, and a
 // publish that fails writes neither. With synchronous=FULL one commit per publish would
 // cap publishing at the disk's commit rate, so concurrent calls share

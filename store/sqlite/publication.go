@@ -38,6 +38,11 @@ const (
 	qInsertPub       = `INSERT INTO publications (id, environment_id, version_id, seq, is_active, published_at, published_by)
 		VALUES (?, ?, ?, ?, 1, ?, ?)`
 	qLastSeq = `SELECT e.last_seq` + liveEnv + ` AND e.id = ?`
+	// qSubscribed says whether an application of the canvas receives
+	// events of a type: webhook.Takes, in SQL.
+	qSubscribed = `SELECT EXISTS (SELECT 1 FROM applications a WHERE a.workspace_id = ? AND a.prompt_id = ?
+		AND a.events_enabled AND a.events_url <> '' AND (json_array_length(a.events_types) = 0
+		OR EXISTS (SELECT 1 FROM json_each(a.events_types) WHERE value = ?)))`
 	// qPublishedVersion reads what a new publication shows of its version:
 	// no row when the version is not a live version of the canvas.
 	qPublishedVersion = `SELECT v.title, v.draft, v.origin_version_id, v.version_index, v.created_by,
@@ -49,7 +54,7 @@ const (
 // inside tx; Publish and UpdateVersion's promotion both take this step.
 // Production is created on demand; the replaced publication is closed with
 // unpublishedAt; the new one takes the environment's next Seq, and the job
-// p.Outbox returns for it is written with it. When the version is already
+// of p.Event for it is written with it when a subscription takes it. When the version is already
 // active nothing changes and created is false.
 func publishTx(ctx context.Context, tx *Tx, p env.PublishParams) (*env.Publication, bool, error) {
 	e, err := ensureEnv(ctx, tx, p.WorkspaceID, p.CanvasID, p.EnvName)
@@ -91,16 +96,8 @@ func publishTx(ctx context.Context, tx *Tx, p env.PublishParams) (*env.Publicati
 	// production has it.
 	promoted = promoted || (e.IsSystem && e.Name == env.Production)
 	pub.Promoted, pub.Draft = &promoted, &draft
-	if p.Outbox != nil {
-		job, err := p.Outbox(pub)
-		if err != nil {
-			return nil, false, err
-		}
-		if job != nil {
-			if err := insertJob(ctx, tx, job); err != nil {
-				return nil, false, err
-			}
-		}
+	if err := writePublishEvent(ctx, tx, p, pub); err != nil {
+		return nil, false, err
 	}
 	return pub, true, nil
 }
@@ -141,4 +138,23 @@ func (db *DB) ListPublications(ctx context.Context, workspaceID, envID string, l
 	rows, err := tx.query(ctx, qPubPage, envID, lo, hi)
 	list, err := rowsOf(rows, err, func(r *sql.Rows) (*env.Publication, error) { return scanPublication(r) })
 	return list, total, err
+}
+
+// writePublishEvent writes the job of p.Event for the new publication pub
+// when a subscription of the canvas takes the event: decided here, in the
+// publish's transaction, so that a subscription committed before the
+// publish receives it and the transaction waits for nothing else.
+func writePublishEvent(ctx context.Context, tx *Tx, p env.PublishParams, pub *env.Publication) error {
+	if p.Event == nil {
+		return nil
+	}
+	var taken bool
+	if err := tx.queryRow(ctx, qSubscribed, p.WorkspaceID, p.CanvasID, p.Event.Type).Scan(&taken); err != nil || !taken {
+		return err
+	}
+	job, err := p.Event.Job(pub)
+	if err != nil || job == nil {
+		return err
+	}
+	return insertJob(ctx, tx, job)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/store"
+	"github.com/promptcanvas/promptcanvas/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -227,59 +228,104 @@ func testPublications(t *testing.T, newStore func(t *testing.T) store.Store) {
 		require.NotNil(t, prod.ActiveVersionID)
 		assert.Equal(t, hist[0].VersionID, *prod.ActiveVersionID)
 	})
-	run(t, newStore, "OutboxJobCommitsWithThePublication", func(t *testing.T, f *fixture) {
+	run(t, newStore, "EventJobCommitsWithThePublicationWhenSubscribed", func(t *testing.T, f *fixture) {
 		c := f.Canvas("c", nil, "alice")
 		v1, v2 := f.Version(c, "one"), f.Version(c, "two")
 		var told []*env.Publication
-		outbox := func(id string) func(*env.Publication) (*queue.Job, error) {
-			return func(pub *env.Publication) (*queue.Job, error) {
+		event := func(id string) *env.PublishEvent {
+			return &env.PublishEvent{Type: "publication.created", Job: func(pub *env.Publication) (*queue.Job, error) {
 				told = append(told, pub)
 				return &queue.Job{ID: id, WorkspaceID: f.ws.ID, Kind: "test.outbox", RefID: pub.PublicationID}, nil
-			}
+			}}
 		}
-		publish := func(v *canvas.Version, out func(*env.Publication) (*queue.Job, error)) (*env.Publication, bool, error) {
+		publish := func(v *canvas.Version, ev *env.PublishEvent) (*env.Publication, bool, error) {
 			return f.s.Publish(f.ctx, env.PublishParams{WorkspaceID: f.ws.ID, CanvasID: c.ID, EnvName: env.Production,
-				VersionID: v.ID, By: "bob", Outbox: out})
+				VersionID: v.ID, By: "bob", Event: ev})
 		}
+
+		// No application of the canvas takes the event: no job, and the
+		// event's job is not even built.
+		other := f.Canvas("other", nil, "alice")
+		f.Application(other, "https://example.com/other", "whsec_c2VjcmV0")
+		err := f.s.CreateApplication(f.ctx, &webhook.Application{WorkspaceID: f.ws.ID, Name: "off",
+			EnvironmentName: "production", CreatedBy: "alice", PromptID: &c.ID,
+			Events: webhook.Subscription{Enabled: false, URL: "https://example.com/off", EventTypes: []string{}}}, "whsec_c2VjcmV0")
+		require.NoError(t, err)
+		err = f.s.CreateApplication(f.ctx, &webhook.Application{WorkspaceID: f.ws.ID, Name: "runs only",
+			EnvironmentName: "production", CreatedBy: "alice", PromptID: &c.ID,
+			Events: webhook.Subscription{Enabled: true, URL: "https://example.com/runs",
+				EventTypes: []string{"run.completed"}}}, "whsec_c2VjcmV0")
+		require.NoError(t, err)
+		unheard := uuid.NewString()
+		pub, created, err := publish(v1, event(unheard))
+		require.NoError(t, err)
+		require.True(t, created)
+		assert.Empty(t, told, "no subscription takes the event")
+		_, err = f.s.GetJob(f.ctx, unheard)
+		requireCode(t, canvas.ENOTFOUND, err)
+
+		// A subscription that lists the type takes it.
+		err = f.s.CreateApplication(f.ctx, &webhook.Application{WorkspaceID: f.ws.ID, Name: "listed",
+			EnvironmentName: "production", CreatedBy: "alice", PromptID: &c.ID,
+			Events: webhook.Subscription{Enabled: true, URL: "https://example.com/listed",
+				EventTypes: []string{"run.completed", "publication.created"}}}, "whsec_c2VjcmV0")
+		require.NoError(t, err)
 		jobID := uuid.NewString()
-		pub, created, err := publish(v1, outbox(jobID))
+		pub, created, err = publish(v2, event(jobID))
 		require.NoError(t, err)
 		require.True(t, created)
 		require.Len(t, told, 1)
-		assert.Equal(t, pub, told[0], "the outbox sees the publication as written")
+		assert.Equal(t, pub, told[0], "the event's job sees the publication as written")
 		j := f.GetJob(jobID)
 		assert.Equal(t, "test.outbox", j.Kind)
 		assert.Equal(t, pub.PublicationID, j.RefID)
 		assert.Equal(t, queue.StatusQueued, j.Status, "written with the publication, before any worker")
 
-		_, created, err = publish(v1, outbox(uuid.NewString()))
+		_, created, err = publish(v2, event(uuid.NewString()))
 		require.NoError(t, err)
 		assert.False(t, created)
 		assert.Len(t, told, 1, "publishing the active version again writes no job")
 
-		_, _, err = publish(v2, func(*env.Publication) (*queue.Job, error) { return nil, nil })
-		require.NoError(t, err, "an outbox may write nothing")
+		_, _, err = publish(v1, &env.PublishEvent{Type: "publication.created",
+			Job: func(*env.Publication) (*queue.Job, error) { return nil, nil }})
+		require.NoError(t, err, "an event may write nothing")
 
 		// A publish whose job cannot be written (it has no kind), or whose
-		// outbox fails, writes neither the job nor the publication.
+		// event fails, writes neither the job nor the publication.
 		badID := uuid.NewString()
-		_, _, err = publish(v1, func(pub *env.Publication) (*queue.Job, error) {
-			return &queue.Job{ID: badID, WorkspaceID: f.ws.ID, RefID: pub.PublicationID}, nil
-		})
+		_, _, err = publish(v2, &env.PublishEvent{Type: "publication.created",
+			Job: func(pub *env.Publication) (*queue.Job, error) {
+				return &queue.Job{ID: badID, WorkspaceID: f.ws.ID, RefID: pub.PublicationID}, nil
+			}})
 		requireCode(t, canvas.EINVALID, err)
 		_, err = f.s.GetJob(f.ctx, badID)
 		requireCode(t, canvas.ENOTFOUND, err)
-		_, _, err = publish(v1, func(*env.Publication) (*queue.Job, error) {
-			return nil, canvas.Errorf(canvas.ECONFLICT, "no outbox today")
-		})
+		_, _, err = publish(v2, &env.PublishEvent{Type: "publication.created",
+			Job: func(*env.Publication) (*queue.Job, error) {
+				return nil, canvas.Errorf(canvas.ECONFLICT, "no event today")
+			}})
 		requireCode(t, canvas.ECONFLICT, err)
 		prod, err := f.s.FindEnvironment(f.ctx, env.FindEnvironmentParams{WorkspaceID: f.ws.ID, CanvasID: c.ID,
 			Name: env.Production})
 		require.NoError(t, err)
-		assert.Len(t, f.History(prod), 2, "the failed publishes left no history")
-		assert.Equal(t, v2.ID, *prod.ActiveVersionID)
+		assert.Len(t, f.History(prod), 3, "the failed publishes left no history")
+		assert.Equal(t, v1.ID, *prod.ActiveVersionID)
 	})
-	run(t, newStore, "OutboxFailsAloneInAGroupCommit", func(t *testing.T, f *fixture) {
+	run(t, newStore, "EventJobForEverySubscriptionThatTakesAll", func(t *testing.T, f *fixture) {
+		c := f.Canvas("c", nil, "alice")
+		v := f.Version(c, "one")
+		f.Application(c, "https://example.com/hook", "whsec_c2VjcmV0") // takes every type
+		jobID := uuid.NewString()
+		pub, created, err := f.s.Publish(f.ctx, env.PublishParams{WorkspaceID: f.ws.ID, CanvasID: c.ID,
+			EnvName: env.Production, VersionID: v.ID, By: "bob", Event: &env.PublishEvent{Type: "publication.created",
+				Job: func(pub *env.Publication) (*queue.Job, error) {
+					return &queue.Job{ID: jobID, WorkspaceID: f.ws.ID, Kind: "test.outbox", RefID: pub.PublicationID}, nil
+				}}})
+		require.NoError(t, err)
+		require.True(t, created)
+		assert.Equal(t, pub.PublicationID, f.GetJob(jobID).RefID)
+	})
+	run(t, newStore, "EventFailsAloneInAGroupCommit", func(t *testing.T, f *fixture) {
 		const publishers = 8
 		type result struct {
 			canvas *canvas.Canvas
@@ -290,6 +336,7 @@ func testPublications(t *testing.T, newStore func(t *testing.T) store.Store) {
 		versions := make([]*canvas.Version, publishers)
 		for i := range results {
 			results[i].canvas = f.Canvas("c", nil, "alice")
+			f.Application(results[i].canvas, "https://example.com/hook", "whsec_c2VjcmV0")
 			results[i].jobID = uuid.NewString()
 			versions[i] = f.Version(results[i].canvas, "one")
 		}
@@ -299,13 +346,13 @@ func testPublications(t *testing.T, newStore func(t *testing.T) store.Store) {
 			wg.Go(func() {
 				_, _, r.err = f.s.Publish(f.ctx, env.PublishParams{WorkspaceID: f.ws.ID, CanvasID: r.canvas.ID,
 					EnvName: env.Production, VersionID: versions[i].ID, By: "bot",
-					Outbox: func(pub *env.Publication) (*queue.Job, error) {
+					Event: &env.PublishEvent{Type: "publication.created", Job: func(pub *env.Publication) (*queue.Job, error) {
 						j := &queue.Job{ID: r.jobID, WorkspaceID: f.ws.ID, Kind: "test.outbox", RefID: pub.PublicationID}
 						if i%2 == 1 {
 							j.Kind = "" // cannot be written: this publish fails
 						}
 						return j, nil
-					}})
+					}}})
 			})
 		}
 		wg.Wait()
