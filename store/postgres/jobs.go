@@ -80,11 +80,6 @@ func insertJobOf(ctx context.Context, tx *Tx, j *queue.Job, deliveryID string) e
 	return nil
 }
 
-// EnqueueJob inserts a job by itself; see insertJob for the defaults.
-func (db *DB) EnqueueJob(ctx context.Context, j *queue.Job) error {
-	return db.write(ctx, func(tx *Tx) error { return insertJob(ctx, tx, j) })
-}
-
 // Statements of the claim. A job is due when it is queued and its run_at
 // has come, or running with an expired lease. qDueQueued and qDueExpired
 // each read one set of due jobs in the claim's order from its partial index

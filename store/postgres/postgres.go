@@ -34,14 +34,20 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/store"
+	"github.com/promptcanvas/promptcanvas/store/sqlstore"
 )
 
 // Compile-time check that DB implements the whole Store.
 var _ store.Store = (*DB)(nil)
 
-// DB is the Postgres store.
+// DB is the Postgres store: the shared SQL (sqlstore.Store) on a pool of
+// connections that several processes may share.
 type DB struct {
+	*sqlstore.Store
+
 	pool *pgxpool.Pool
+	// rebound caches the shared queries numbered for Postgres (core.go).
+	rebound sync.Map
 	// listener turns the notifications of enqueued jobs into wake-ups
 	// (notify.go); it connects on the first subscription.
 	listener *listener
@@ -84,6 +90,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		Now:   func() time.Time { return time.Now().UTC() },
 		NewID: uuid.NewString,
 	}
+	db.Store = sqlstore.New(txRunner{db}, sqlstore.Postgres, func() store.Observer { return db.Observer })
 	db.listener = newListener(cfg.ConnConfig)
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()

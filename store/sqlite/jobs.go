@@ -68,19 +68,6 @@ func insertJobOf(ctx context.Context, tx *Tx, j *queue.Job, deliveryID string) e
 	return translate(err)
 }
 
-// EnqueueJob inserts a job by itself; see insertJob for the defaults.
-func (db *DB) EnqueueJob(ctx context.Context, j *queue.Job) error {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := insertJob(ctx, tx, j); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
 // Statements of the claim. A job is due when it is queued and its run_at has
 // come, or running with an expired lease; qClaim repeats the test so that a
 // job is never claimed twice even if the selection raced. Each statement

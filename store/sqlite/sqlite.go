@@ -28,6 +28,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/store"
+	"github.com/promptcanvas/promptcanvas/store/sqlstore"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -38,8 +39,11 @@ var migrationFS embed.FS
 // Compile-time check that DB implements the whole Store.
 var _ store.Store = (*DB)(nil)
 
-// DB is the SQLite store.
+// DB is the SQLite store: the shared SQL (sqlstore.Store) on SQLite's
+// one writer and pool of readers.
 type DB struct {
+	*sqlstore.Store
+
 	write *sql.DB // one connection: every transaction that writes
 	read  *sql.DB // a pool: reads
 
@@ -108,6 +112,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		Now:   func() time.Time { return time.Now().UTC() },
 		NewID: uuid.NewString,
 	}
+	db.Store = sqlstore.New(txRunner{db}, sqlstore.SQLite, func() store.Observer { return db.Observer })
 	db.publishCommits.name, db.runCommits.name = "publish", "runs"
 	db.jobCommits.name, db.workflowCommits.name = "jobs", "workflows"
 	if db.write, err = sql.Open("sqlite", dsn(false)); err != nil {

@@ -1,0 +1,115 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/promptcanvas/promptcanvas/store/sqlstore"
+)
+
+// txRunner runs the shared code's transactions (sqlstore.Driver) on the
+// pool: each write by itself, run again after a serialization failure or
+// a deadlock.
+type txRunner struct{ db *DB }
+
+var _ sqlstore.Driver = txRunner{}
+
+// Read runs fn in a read-only transaction of one snapshot.
+func (d txRunner) Read(ctx context.Context, fn func(ctx context.Context, tx *sqlstore.Tx) error) error {
+	return d.db.read(ctx, func(tx *Tx) error { return fn(ctx, tx.shared()) })
+}
+
+// Write runs fn in a read-write transaction; Postgres has no group commit
+// to share, so g is not used.
+func (d txRunner) Write(ctx context.Context, _ sqlstore.Group, fn func(ctx context.Context, tx *sqlstore.Tx) error) error {
+	return d.db.write(ctx, func(tx *Tx) error { return fn(ctx, tx.shared()) })
+}
+
+// shared returns tx as the shared code uses it.
+func (tx *Tx) shared() *sqlstore.Tx {
+	return &sqlstore.Tx{Conn: conn{tx}, Now: tx.now, NewID: tx.db.NewID}
+}
+
+// rebind numbers the parameters of q for Postgres, once per query text.
+func (db *DB) rebind(q string) string {
+	if r, ok := db.rebound.Load(q); ok {
+		return r.(string)
+	}
+	r := sqlstore.Rebind(q)
+	db.rebound.Store(q, r)
+	return r
+}
+
+// conn is a Tx as a sqlstore.Conn: it numbers the shared code's
+// parameters and binds its values as Postgres keeps them.
+type conn struct{ tx *Tx }
+
+func (c conn) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	tag, err := c.tx.Exec(ctx, c.tx.db.rebind(q), bind(args)...)
+	if err != nil {
+		return 0, translate(err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+func (c conn) Query(ctx context.Context, q string, args ...any) (sqlstore.Rows, error) {
+	rows, err := c.tx.Query(ctx, c.tx.db.rebind(q), bind(args)...)
+	if err != nil {
+		return nil, translate(err)
+	}
+	return pgRows{rows}, nil
+}
+
+func (c conn) QueryRow(ctx context.Context, q string, args ...any) sqlstore.Row {
+	return pgRow{c.tx.QueryRow(ctx, c.tx.db.rebind(q), bind(args)...)}
+}
+
+// Lock takes a transaction-scoped advisory lock on key.
+func (c conn) Lock(ctx context.Context, key string) error { return lockKey(ctx, c.tx, key) }
+
+// JobDue makes the transaction notify the listening workers at its
+// commit (notify.go).
+func (c conn) JobDue(ctx context.Context) error { return notifyJob(ctx, c.tx) }
+
+type pgRows struct{ pgx.Rows }
+
+func (r pgRows) Err() error { return translate(r.Rows.Err()) }
+
+type pgRow struct{ pgx.Row }
+
+func (r pgRow) Scan(dest ...any) error {
+	err := r.Row.Scan(dest...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return sql.ErrNoRows
+	}
+	return translate(err)
+}
+
+// bind returns args as Postgres keeps them: instants truncated to the
+// microsecond, lists of ids as text[]. args is not changed; a copy is made
+// only when a value is converted.
+func bind(args []any) []any {
+	out := args
+	for i, a := range args {
+		var v any
+		switch a := a.(type) {
+		case time.Time:
+			v = instant(a)
+		case *time.Time:
+			v = nullInstant(a)
+		case sqlstore.IDs:
+			v = ids(a)
+		default:
+			continue
+		}
+		if &out[0] == &args[0] {
+			out = append([]any(nil), args...)
+		}
+		out[i] = v
+	}
+	return out
+}

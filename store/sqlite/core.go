@@ -1,0 +1,154 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/promptcanvas/promptcanvas/store/sqlstore"
+)
+
+// txRunner runs the shared code's transactions (sqlstore.Driver) on the DB:
+// reads on the reader pool, writes on the one writer, those of a group in
+// shared commits (commit.go).
+type txRunner struct{ db *DB }
+
+var _ sqlstore.Driver = txRunner{}
+
+// Read runs fn in a read-only transaction of one snapshot.
+func (d txRunner) Read(ctx context.Context, fn func(ctx context.Context, tx *sqlstore.Tx) error) error {
+	tx, err := d.db.beginRead(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(ctx, tx.shared()); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Write runs fn in a write transaction: a commit shared with the other
+// writes of group g waiting at the time, or one of its own.
+func (d txRunner) Write(ctx context.Context, g sqlstore.Group, fn func(ctx context.Context, tx *sqlstore.Tx) error) error {
+	if c := d.db.committer(g); c != nil {
+		return d.db.groupCommit(ctx, c, func(ctx context.Context, tx *Tx) error { return fn(ctx, tx.shared()) })
+	}
+	tx, err := d.db.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(ctx, tx.shared()); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// committer returns the committer of group g, nil for a write that
+// commits alone.
+func (db *DB) committer(g sqlstore.Group) *committer {
+	switch g {
+	case sqlstore.Publishes:
+		return &db.publishCommits
+	case sqlstore.Runs:
+		return &db.runCommits
+	case sqlstore.Jobs:
+		return &db.jobCommits
+	case sqlstore.Workflows:
+		return &db.workflowCommits
+	}
+	return nil
+}
+
+// shared returns tx as the shared code uses it.
+func (tx *Tx) shared() *sqlstore.Tx {
+	return &sqlstore.Tx{Conn: conn{tx}, Now: tx.now, NewID: tx.db.NewID}
+}
+
+// conn is a Tx as a sqlstore.Conn: it binds the shared code's values as
+// SQLite keeps them and scans them back.
+type conn struct{ tx *Tx }
+
+func (c conn) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	res, err := c.tx.exec(ctx, q, bind(args)...)
+	if err != nil {
+		return 0, translate(err)
+	}
+	return res.RowsAffected()
+}
+
+func (c conn) Query(ctx context.Context, q string, args ...any) (sqlstore.Rows, error) {
+	rows, err := c.tx.query(ctx, q, bind(args)...)
+	if err != nil {
+		return nil, translate(err)
+	}
+	return sqlRows{rows}, nil
+}
+
+func (c conn) QueryRow(ctx context.Context, q string, args ...any) sqlstore.Row {
+	return sqlRow{c.tx.queryRow(ctx, q, bind(args)...)}
+}
+
+// Lock does nothing: the one writer serializes writes.
+func (conn) Lock(context.Context, string) error { return nil }
+
+// JobDue does nothing: no other process shares the queue; the engine
+// wakes its own worker.
+func (conn) JobDue(context.Context) error { return nil }
+
+type sqlRows struct{ *sql.Rows }
+
+func (r sqlRows) Scan(dest ...any) error { return r.Rows.Scan(scanInto(dest)...) }
+
+func (r sqlRows) Close() { r.Rows.Close() }
+
+type sqlRow struct{ *sql.Row }
+
+func (r sqlRow) Scan(dest ...any) error { return translate(r.Row.Scan(scanInto(dest)...)) }
+
+// bind returns args as SQLite binds them: instants as fixed-width UTC
+// text (NULL for a nil *time.Time), lists of ids as JSON arrays. args is
+// not changed; a copy is made only when a value is converted.
+func bind(args []any) []any {
+	out := args
+	for i, a := range args {
+		var v any
+		switch a := a.(type) {
+		case time.Time:
+			v = formatTime(a)
+		case *time.Time:
+			v = nullTime(a)
+		case sqlstore.IDs:
+			v = idList(a)
+		default:
+			continue
+		}
+		if &out[0] == &args[0] {
+			out = append([]any(nil), args...)
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// scanInto returns dest with its instants read from SQLite's text.
+func scanInto(dest []any) []any {
+	out := dest
+	for i, d := range dest {
+		var v any
+		switch d := d.(type) {
+		case *time.Time:
+			v = timeCol{d}
+		case **time.Time:
+			v = nullTimeCol{d}
+		default:
+			continue
+		}
+		if &out[0] == &dest[0] {
+			out = append([]any(nil), dest...)
+		}
+		out[i] = v
+	}
+	return out
+}
