@@ -30,15 +30,15 @@ func hotWrites() []string {
 		qStartRun,
 		qRunTerminal,
 		qFinishRun,
-		qInsertDelivery,
+		sqlstore.QInsertDelivery,
 		qExhaust,
 		qDueQueued,
 		qDueExpired,
 		qClaim,
 		qWorkflowRunStatus,
 		qUpsertWorkflowStep,
-		qRecordDelivery,
-		qInsertAttempt,
+		sqlstore.QRecordDelivery,
+		sqlstore.QInsertAttempt,
 	}
 }
 
