@@ -35,8 +35,8 @@ func hotWrites() []string {
 		qDueQueued,
 		qDueExpired,
 		qClaim,
-		qWorkflowRunStatus,
-		qUpsertWorkflowStep,
+		sqlstore.QWorkflowRunStatus,
+		sqlstore.QUpsertWorkflowStep,
 		sqlstore.QRecordDelivery,
 		sqlstore.QInsertAttempt,
 	}
