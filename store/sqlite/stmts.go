@@ -11,8 +11,8 @@ import "github.com/promptcanvas/promptcanvas/store/sqlstore"
 // hotWrites are the statements of the group-committed writes: each one's
 // savepoint (commit.go), a publish (batch.go), the record of a completion
 // run, its job, start and end (runs.go, runs_batch.go), a workflow step's
-// state, written on every change (workflows.go), and the delivery log's
-// rows and its record of each webhook attempt (deliveries.go), and the
+// state, written on every change (sqlstore/workflows.go), and the delivery log's
+// rows and its record of each webhook attempt (sqlstore/deliveries.go), and the
 // queue's claim (jobs.go).
 func hotWrites() []string {
 	return []string{
