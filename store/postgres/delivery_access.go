@@ -1,28 +1,6 @@
 package postgres
 
-import (
-	"context"
-
-	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/webhook"
-)
-
-// deliveryCanvas is the SQL expression of the canvas a delivery's event
-// is about, as webhook.EventCanvasID reads it: data.canvasId, else
-// data.promptId (NULL when the event is not JSON).
-const deliveryCanvas = `COALESCE(NULLIF(json_or_null(d.event) #>> '{data,canvasId}', ''),
-	json_or_null(d.event) #>> '{data,promptId}')`
-
-// ListReachableDeliveries returns one page of the workspace's delivery log,
-// newest first, keeping the deliveries whose event is about a live canvas
-// of scope: one of its projects (every project when scope.Projects is
-// nil), or a personal draft of scope.UserID.
-func (db *DB) ListReachableDeliveries(ctx context.Context, f webhook.DeliveryFilter, scope canvas.Scope) (*webhook.DeliveryPage, error) {
-	var p params
-	where := deliveryFilter(&p, "d.", f)
-	where += ` AND ` + reachSQL(&p, deliveryCanvas, scope)
-	return db.deliveryPage(ctx, "webhook_deliveries d", where, p, f)
-}
+import "github.com/promptcanvas/promptcanvas/canvas"
 
 // reachSQL is the SQL condition that canvas column col names a live canvas
 // of scope: one of its projects (every project when scope.Projects is nil),

@@ -21,7 +21,7 @@ import (
 // stop: a leader exists only while writes wait.
 //
 // Publishes (batch.go), run records (runs_batch.go), the outcomes of queue
-// jobs (jobs.go) and the step states of workflow runs (workflows.go) each
+// jobs (jobs.go) and the step states of workflow runs (sqlstore/workflows.go) each
 // have their own committer, so that one kind of write never waits behind a
 // long batch of another's.
 

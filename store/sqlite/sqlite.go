@@ -66,7 +66,7 @@ type DB struct {
 	// runCommits those of run records, their jobs, starts and ends (runs.go,
 	// runs_batch.go), jobCommits those of the outcomes of queue jobs
 	// (jobs.go), workflowCommits those of the step states of workflow runs
-	// (workflows.go). See commit.go.
+	// (sqlstore/workflows.go). See commit.go.
 	publishCommits  committer
 	runCommits      committer
 	jobCommits      committer

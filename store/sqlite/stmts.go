@@ -1,5 +1,7 @@
 package sqlite
 
+import "github.com/promptcanvas/promptcanvas/store/sqlstore"
+
 // Hot statements are prepared once per pool at Open, because parsing SQL
 // costs as much as running these statements; Tx.exec, Tx.query and
 // Tx.queryRow use the prepared form when a query's text is listed for the
@@ -9,8 +11,8 @@ package sqlite
 // hotWrites are the statements of the group-committed writes: each one's
 // savepoint (commit.go), a publish (batch.go), the record of a completion
 // run, its job, start and end (runs.go, runs_batch.go), a workflow step's
-// state, written on every change (workflows.go), and the delivery log's
-// rows and its record of each webhook attempt (deliveries.go), and the
+// state, written on every change (sqlstore/workflows.go), and the delivery log's
+// rows and its record of each webhook attempt (sqlstore/deliveries.go), and the
 // queue's claim (jobs.go).
 func hotWrites() []string {
 	return []string{
@@ -28,15 +30,15 @@ func hotWrites() []string {
 		qStartRun,
 		qRunTerminal,
 		qFinishRun,
-		qInsertDelivery,
+		sqlstore.QInsertDelivery,
 		qExhaust,
 		qDueQueued,
 		qDueExpired,
 		qClaim,
-		qWorkflowRunStatus,
-		qUpsertWorkflowStep,
-		qRecordDelivery,
-		qInsertAttempt,
+		sqlstore.QWorkflowRunStatus,
+		sqlstore.QUpsertWorkflowStep,
+		sqlstore.QRecordDelivery,
+		sqlstore.QInsertAttempt,
 	}
 }
 
@@ -54,7 +56,7 @@ func hotReads() []string {
 		qAPIKeyByHash,
 		qCanvasByID,
 		qFindEnv,
-		qApplicationsOfCanvas,
+		sqlstore.QApplicationsOfCanvas,
 		qAnyDue,
 		qCountQueued,
 	}
