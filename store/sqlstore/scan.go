@@ -66,6 +66,14 @@ func jsonText(v any) (string, error) {
 	return string(b), err
 }
 
+// jsonOrNull encodes v as JSON column text, or NULL when empty is set.
+func jsonOrNull[T any](v T, empty bool) (any, error) {
+	if empty {
+		return nil, nil
+	}
+	return jsonText(v)
+}
+
 // orEmpty returns s, or an empty non-nil slice for nil, so that arrays are
 // written as [] rather than null.
 func orEmpty[T any](s []T) []T {
