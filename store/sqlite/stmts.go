@@ -1,5 +1,7 @@
 package sqlite
 
+import "github.com/promptcanvas/promptcanvas/store/sqlstore"
+
 // Hot statements are prepared once per pool at Open, because parsing SQL
 // costs as much as running these statements; Tx.exec, Tx.query and
 // Tx.queryRow use the prepared form when a query's text is listed for the
@@ -8,7 +10,7 @@ package sqlite
 
 // hotWrites are the statements of the group-committed writes: each one's
 // savepoint (commit.go), a publish (batch.go), the record of a completion
-// run, its job, start and end (runs.go, runs_batch.go), a workflow step's
+// run, its job, start and end (sqlstore/runs.go), a workflow step's
 // state, written on every change (workflows.go), and the delivery log's
 // rows and its record of each webhook attempt (deliveries.go), and the
 // queue's claim (jobs.go).
@@ -22,12 +24,12 @@ func hotWrites() []string {
 		qNextSeq,
 		qInsertPub,
 		qPublishedVersion,
-		qInsertRun,
+		sqlstore.QInsertRun,
 		qInsertJob,
-		qGetRun,
-		qStartRun,
-		qRunTerminal,
-		qFinishRun,
+		sqlstore.QGetRun,
+		sqlstore.QStartRun,
+		sqlstore.QRunTerminal,
+		sqlstore.QFinishRun,
 		qInsertDelivery,
 		qExhaust,
 		qDueQueued,
