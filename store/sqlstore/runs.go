@@ -56,6 +56,16 @@ func (d Dialect) runSeq() string {
 	return `r.rowid`
 }
 
+// runOutcome encodes r's result and error columns: JSON text, or NULL for
+// none.
+func runOutcome(r *completion.Run) (result, runErr any, err error) {
+	if result, err = jsonOrNull(r.Result, r.Result == nil); err != nil {
+		return nil, nil, err
+	}
+	runErr, err = jsonOrNull(r.Error, r.Error == nil)
+	return result, runErr, err
+}
+
 // CreateRun inserts p.Run, p.Job when it is not nil and p.Notify's
 // deliveries (insertDeliveriesForRuns) in one transaction, in the Runs
 // group; it returns once that transaction's commit is durable. The run's
@@ -68,11 +78,7 @@ func (s *Store) CreateRun(ctx context.Context, p completion.CreateRunParams) err
 	if err != nil {
 		return err
 	}
-	result, err := jsonOrNull(r.Result, r.Result == nil)
-	if err != nil {
-		return err
-	}
-	runErr, err := jsonOrNull(r.Error, r.Error == nil)
+	result, runErr, err := runOutcome(r)
 	if err != nil {
 		return err
 	}
@@ -166,11 +172,7 @@ func (s *Store) FinishRun(ctx context.Context, p completion.FinishRunParams) err
 	if !r.Terminal() {
 		return canvas.Errorf(canvas.EINVALID, "FinishRun needs a terminal status, not %q.", r.Status)
 	}
-	result, err := jsonOrNull(r.Result, r.Result == nil)
-	if err != nil {
-		return err
-	}
-	runErr, err := jsonOrNull(r.Error, r.Error == nil)
+	result, runErr, err := runOutcome(r)
 	if err != nil {
 		return err
 	}
