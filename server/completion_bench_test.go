@@ -102,7 +102,7 @@ func (s *benchCompletion) bare() http.Handler {
 // server with parallel clients, in the same run. CommitCeiling is the
 // store's limit for one commit per operation: a one-row transaction per
 // operation from as many parallel writers, with nothing else. Run records
-// share commits (store/sqlite/runs_batch.go), so the real handler is not
+// share commits (the Runs group of store/sqlstore/runs.go), so the real handler is not
 // bound by it.
 func BenchmarkCompletion(b *testing.B) {
 	s := mustBenchCompletion(b)

@@ -20,7 +20,7 @@ import (
 // that of one transaction per write. There is no background goroutine to
 // stop: a leader exists only while writes wait.
 //
-// Publishes (batch.go), run records (runs_batch.go), the outcomes of queue
+// Publishes (batch.go), run records (sqlstore/runs.go), the outcomes of queue
 // jobs (jobs.go) and the step states of workflow runs (sqlstore/workflows.go) each
 // have their own committer, so that one kind of write never waits behind a
 // long batch of another's.

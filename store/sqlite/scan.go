@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
 )
 
 // timeCol scans a NOT NULL timestamp column into *t.
@@ -107,6 +109,38 @@ func nullRaw(v json.RawMessage) any {
 func jsonText(v any) (string, error) {
 	b, err := json.Marshal(v)
 	return string(b), err
+}
+
+// jsonOrNull encodes v as JSON text, or NULL when v is a nil pointer or an
+// empty slice.
+func jsonOrNull[T any](v T, empty bool) (any, error) {
+	if empty {
+		return nil, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
+}
+
+// reachSQL is the SQL condition that canvas column col names a live canvas
+// of scope: one of its projects (every project when scope.Projects is nil),
+// or a personal draft of scope.UserID; it returns the condition with its
+// arguments.
+func reachSQL(col string, scope canvas.Scope) (string, []any) {
+	args := []any{scope.WorkspaceID}
+	reach := `c.project_id IS NOT NULL`
+	if scope.Projects != nil {
+		reach = `c.project_id IN (SELECT value FROM json_each(?))`
+		args = append(args, idList(scope.Projects))
+	}
+	if scope.UserID != "" {
+		reach = `(` + reach + `) OR (c.project_id IS NULL AND c.created_by = ?)`
+		args = append(args, scope.UserID)
+	}
+	return `EXISTS (SELECT 1 FROM canvases c WHERE c.workspace_id = ? AND c.id = ` + col +
+		` AND c.deleted_at IS NULL AND (` + reach + `))`, args
 }
 
 // idList encodes ids as a JSON array, the one parameter of an

@@ -63,8 +63,8 @@ type DB struct {
 	dataVersion *dataVersion
 
 	// publishCommits groups the commits of concurrent publishes (batch.go),
-	// runCommits those of run records, their jobs, starts and ends (runs.go,
-	// runs_batch.go), jobCommits those of the outcomes of queue jobs
+	// runCommits those of run records, their jobs, starts and ends
+	// (sqlstore/runs.go), jobCommits those of the outcomes of queue jobs
 	// (jobs.go), workflowCommits those of the step states of workflow runs
 	// (sqlstore/workflows.go). See commit.go.
 	publishCommits  committer

@@ -10,7 +10,7 @@ import "github.com/promptcanvas/promptcanvas/store/sqlstore"
 
 // hotWrites are the statements of the group-committed writes: each one's
 // savepoint (commit.go), a publish (batch.go), the record of a completion
-// run, its job, start and end (runs.go, runs_batch.go), a workflow step's
+// run, its job, start and end (sqlstore/runs.go), a workflow step's
 // state, written on every change (sqlstore/workflows.go), and the delivery log's
 // rows and its record of each webhook attempt (sqlstore/deliveries.go), and the
 // queue's claim (jobs.go).
@@ -24,12 +24,12 @@ func hotWrites() []string {
 		qNextSeq,
 		qInsertPub,
 		qPublishedVersion,
-		qInsertRun,
+		sqlstore.QInsertRun,
 		qInsertJob,
-		qGetRun,
-		qStartRun,
-		qRunTerminal,
-		qFinishRun,
+		sqlstore.QGetRun,
+		sqlstore.QStartRun,
+		sqlstore.QRunTerminal,
+		sqlstore.QFinishRun,
 		sqlstore.QInsertDelivery,
 		qExhaust,
 		qDueQueued,

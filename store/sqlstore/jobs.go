@@ -70,3 +70,12 @@ func (s *Store) jobTrace(ctx context.Context, own string) string {
 func (s *Store) EnqueueJob(ctx context.Context, j *queue.Job) error {
 	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error { return s.insertJob(ctx, tx, j) })
 }
+
+// cancelJobs cancels, inside tx, every queued or running job serving refID
+// and returns how many it cancelled, so that a record's own state change
+// and the cancellation of its jobs commit together.
+func cancelJobs(ctx context.Context, tx *Tx, refID string) (int, error) {
+	n, err := tx.Exec(ctx, `UPDATE jobs SET status = 'cancelled', lease_owner = NULL, lease_until = NULL,
+		updated_at = ? WHERE ref_id = ? AND status IN ('queued', 'running')`, tx.Now, refID)
+	return int(n), err
+}

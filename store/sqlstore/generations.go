@@ -1,28 +1,29 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
 	"errors"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/testcase"
 )
 
-// Compile-time check that DB implements the generation store.
-var _ testcase.GenerationStore = (*DB)(nil)
+// Compile-time check that Store implements the generation store.
+var _ testcase.GenerationStore = (*Store)(nil)
 
 // generationCols are the columns scanGeneration reads, in order.
 const generationCols = `id, workspace_id, test_case_id, prompt_id, prompt_version_id, execution_id, status,
 	output, error, usage, latency_ms, passed, created_at, updated_at, completed_at`
 
 // qGetGeneration reads a generation by workspace and id.
-const qGetGeneration = `SELECT ` + generationCols + ` FROM generations WHERE workspace_id = $1 AND id = $2`
+const qGetGeneration = `SELECT ` + generationCols + ` FROM generations WHERE workspace_id = ? AND id = ?`
 
-func scanGeneration(r scanner) (*testcase.Generation, error) {
+// liveGeneration is the condition of a generation that has not finished.
+const liveGeneration = `status IN ('initializing', 'running')`
+
+func scanGeneration(r Row) (*testcase.Generation, error) {
 	var g testcase.Generation
 	err := r.Scan(&g.ID, &g.WorkspaceID, &g.TestCaseID, &g.PromptID, &g.PromptVersionID, &g.ExecutionID,
 		&g.Status, &g.Output, jsonCol{&g.Error}, jsonCol{&g.Usage}, &g.LatencyMs, &g.Passed,
@@ -30,27 +31,35 @@ func scanGeneration(r scanner) (*testcase.Generation, error) {
 	return &g, err
 }
 
+func oneGeneration(r Row) (*testcase.Generation, error) {
+	g, err := scanGeneration(r)
+	if errors.Is(err, ErrNoRows) {
+		return nil, canvas.NotFound("generation")
+	}
+	return g, err
+}
+
 // CreateGenerations inserts gens, initializing, and jobs[i] serving gens[i],
 // in one transaction.
-func (db *DB) CreateGenerations(ctx context.Context, gens []*testcase.Generation, jobs []*queue.Job) error {
+func (s *Store) CreateGenerations(ctx context.Context, gens []*testcase.Generation, jobs []*queue.Job) error {
 	if len(jobs) != len(gens) {
 		return canvas.Errorf(canvas.EINVALID, "Each generation needs its job: %d generations, %d jobs.", len(gens), len(jobs))
 	}
-	return db.write(ctx, func(tx *Tx) error {
+	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
 		for i, g := range gens {
 			if g.ID == "" {
-				g.ID = tx.db.NewID()
+				g.ID = tx.NewID()
 			}
-			g.Status, g.CreatedAt, g.UpdatedAt = testcase.GenerationInitializing, tx.now, tx.now
+			g.Status, g.CreatedAt, g.UpdatedAt = testcase.GenerationInitializing, tx.Now, tx.Now
 			g.Output, g.Error, g.Usage, g.LatencyMs, g.Passed, g.CompletedAt = nil, nil, nil, nil, nil, nil
 			if _, err := tx.Exec(ctx, `INSERT INTO generations (id, workspace_id, test_case_id, prompt_id,
-				prompt_version_id, execution_id, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
+				prompt_version_id, execution_id, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				g.ID, g.WorkspaceID, g.TestCaseID, g.PromptID, g.PromptVersionID, g.ExecutionID, g.Status,
-				tx.now); err != nil {
-				return translate(err)
+				tx.Now, tx.Now); err != nil {
+				return err
 			}
 			jobs[i].RefID = g.ID
-			if err := insertJob(ctx, tx, jobs[i]); err != nil {
+			if err := s.insertJob(ctx, tx, jobs[i]); err != nil {
 				return err
 			}
 		}
@@ -59,34 +68,36 @@ func (db *DB) CreateGenerations(ctx context.Context, gens []*testcase.Generation
 }
 
 // GetGeneration returns a generation of the workspace.
-func (db *DB) GetGeneration(ctx context.Context, workspaceID, id string) (*testcase.Generation, error) {
-	return oneGeneration(db.pool.QueryRow(ctx, qGetGeneration, workspaceID, id))
-}
-
-func oneGeneration(r pgx.Row) (*testcase.Generation, error) {
-	g, err := scanGeneration(r)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, canvas.NotFound("generation")
-	}
+func (s *Store) GetGeneration(ctx context.Context, workspaceID, id string) (*testcase.Generation, error) {
+	var g *testcase.Generation
+	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
+		var err error
+		g, err = oneGeneration(tx.QueryRow(ctx, qGetGeneration, workspaceID, id))
+		return err
+	})
 	return g, err
 }
 
 // ListGenerations returns the generations of f's test cases, keyed by test
 // case id, newest first within each; a test case without any has no key.
-func (db *DB) ListGenerations(ctx context.Context, f testcase.GenerationFilter) (map[string][]*testcase.Generation, error) {
+func (s *Store) ListGenerations(ctx context.Context, f testcase.GenerationFilter) (map[string][]*testcase.Generation, error) {
 	out := map[string][]*testcase.Generation{}
 	if len(f.TestCaseIDs) == 0 {
 		return out, nil
 	}
-	q := `SELECT ` + generationCols + ` FROM generations WHERE workspace_id = $1 AND test_case_id = ANY($2)`
-	args := []any{f.WorkspaceID, f.TestCaseIDs}
+	q := `SELECT ` + generationCols + ` FROM generations WHERE workspace_id = ? AND ` + s.d.InIDs("test_case_id")
+	args := []any{f.WorkspaceID, IDs(f.TestCaseIDs)}
 	if len(f.PromptVersionIDs) > 0 {
-		q += ` AND prompt_version_id = ANY($3)`
-		args = append(args, f.PromptVersionIDs)
+		q += ` AND ` + s.d.InIDs("prompt_version_id")
+		args = append(args, IDs(f.PromptVersionIDs))
 	}
 	q += ` ORDER BY created_at DESC, id DESC`
-	rows, err := db.pool.Query(ctx, q, args...)
-	gens, err := rowsOf(rows, err, func(r pgx.Rows) (*testcase.Generation, error) { return scanGeneration(r) })
+	var gens []*testcase.Generation
+	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
+		rows, err := tx.Query(ctx, q, args...)
+		gens, err = rowsOf(rows, err, func(r Rows) (*testcase.Generation, error) { return scanGeneration(r) })
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -96,27 +107,25 @@ func (db *DB) ListGenerations(ctx context.Context, f testcase.GenerationFilter) 
 	return out, nil
 }
 
-// live is the condition of a generation that has not finished.
-const live = `status IN ('initializing', 'running')`
-
 // StartGeneration moves an initializing or running generation to running;
-// a terminal one is CONFLICT.
-func (db *DB) StartGeneration(ctx context.Context, workspaceID, id string) (*testcase.Generation, error) {
+// a terminal one is CONFLICT. The generation's row is locked as it is
+// read.
+func (s *Store) StartGeneration(ctx context.Context, workspaceID, id string) (*testcase.Generation, error) {
 	var g *testcase.Generation
-	err := db.write(ctx, func(tx *Tx) error {
+	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
 		var err error
-		g, err = oneGeneration(tx.QueryRow(ctx, qGetGeneration+` FOR UPDATE`, workspaceID, id))
+		g, err = oneGeneration(tx.QueryRow(ctx, qGetGeneration+s.d.ForUpdate(), workspaceID, id))
 		if err != nil {
 			return err
 		}
 		if g.Terminal() {
 			return canvas.Errorf(canvas.ECONFLICT, "The generation has already finished.")
 		}
-		if _, err := tx.Exec(ctx, `UPDATE generations SET status = $1, updated_at = $2 WHERE id = $3`,
-			testcase.GenerationRunning, tx.now, id); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE generations SET status = ?, updated_at = ? WHERE id = ?`,
+			testcase.GenerationRunning, tx.Now, id); err != nil {
 			return err
 		}
-		g.Status, g.UpdatedAt = testcase.GenerationRunning, tx.now
+		g.Status, g.UpdatedAt = testcase.GenerationRunning, tx.Now
 		return nil
 	})
 	return g, err
@@ -125,7 +134,7 @@ func (db *DB) StartGeneration(ctx context.Context, workspaceID, id string) (*tes
 // FinishGeneration writes g's final state when the stored generation is
 // still initializing or running, and the job outbox returns for it, in one
 // transaction; otherwise it is CONFLICT.
-func (db *DB) FinishGeneration(ctx context.Context, g *testcase.Generation, outbox func(*testcase.Generation) (*queue.Job, error)) error {
+func (s *Store) FinishGeneration(ctx context.Context, g *testcase.Generation, outbox func(*testcase.Generation) (*queue.Job, error)) error {
 	if g.Status != testcase.GenerationCompleted && g.Status != testcase.GenerationFailed {
 		return canvas.Errorf(canvas.EINVALID, "FinishGeneration needs status completed or failed, not %q.", g.Status)
 	}
@@ -137,45 +146,54 @@ func (db *DB) FinishGeneration(ctx context.Context, g *testcase.Generation, outb
 	if err != nil {
 		return err
 	}
-	var now time.Time
-	err = db.write(ctx, func(tx *Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE generations SET status = $1, output = $2, error = $3, usage = $4, latency_ms = $5,
-			passed = $6, updated_at = $7, completed_at = $7 WHERE workspace_id = $8 AND id = $9 AND `+live,
-			g.Status, g.Output, genErr, usage, g.LatencyMs, g.Passed, tx.now, g.WorkspaceID, g.ID)
-		if err := changedOne(ctx, tx, tag.RowsAffected(), err, g.WorkspaceID, g.ID); err != nil {
+	var latency, passed any
+	if g.LatencyMs != nil {
+		latency = *g.LatencyMs
+	}
+	if g.Passed != nil {
+		passed = *g.Passed
+	}
+	var at time.Time
+	err = s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+		n, err := tx.Exec(ctx, `UPDATE generations SET status = ?, output = ?, error = ?, usage = ?, latency_ms = ?,
+			passed = ?, updated_at = ?, completed_at = ? WHERE workspace_id = ? AND id = ? AND `+liveGeneration,
+			g.Status, nullString(g.Output), genErr, usage, latency, passed, tx.Now, tx.Now, g.WorkspaceID, g.ID)
+		if err := changedOne(ctx, tx, n, err, g.WorkspaceID, g.ID); err != nil {
 			return err
 		}
 		written := *g
-		written.UpdatedAt, written.CompletedAt = tx.now, &tx.now
+		now := tx.Now
+		written.UpdatedAt, written.CompletedAt = now, &now
 		if outbox != nil {
 			job, err := outbox(&written)
 			if err != nil {
 				return err
 			}
 			if job != nil {
-				if err := insertJob(ctx, tx, job); err != nil {
+				if err := s.insertJob(ctx, tx, job); err != nil {
 					return err
 				}
 			}
 		}
-		now = tx.now
+		at = tx.Now
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	g.UpdatedAt, g.CompletedAt = now, &now
+	g.UpdatedAt, g.CompletedAt = at, &at
 	return nil
 }
 
 // AbortGeneration moves a live generation to aborted and cancels its jobs,
 // in one transaction; a terminal one is CONFLICT.
-func (db *DB) AbortGeneration(ctx context.Context, workspaceID, id string) (*testcase.Generation, error) {
+func (s *Store) AbortGeneration(ctx context.Context, workspaceID, id string) (*testcase.Generation, error) {
 	var g *testcase.Generation
-	err := db.write(ctx, func(tx *Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE generations SET status = $1, updated_at = $2, completed_at = $2
-			WHERE workspace_id = $3 AND id = $4 AND `+live, testcase.GenerationAborted, tx.now, workspaceID, id)
-		if err := changedOne(ctx, tx, tag.RowsAffected(), err, workspaceID, id); err != nil {
+	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+		n, err := tx.Exec(ctx, `UPDATE generations SET status = ?, updated_at = ?, completed_at = ?
+			WHERE workspace_id = ? AND id = ? AND `+liveGeneration, testcase.GenerationAborted, tx.Now, tx.Now,
+			workspaceID, id)
+		if err := changedOne(ctx, tx, n, err, workspaceID, id); err != nil {
 			return err
 		}
 		if _, err := cancelJobs(ctx, tx, id); err != nil {
@@ -189,19 +207,23 @@ func (db *DB) AbortGeneration(ctx context.Context, workspaceID, id string) (*tes
 
 // GetExecution summarises the generations of an execution of the
 // workspace; an execution without generations is NOT_FOUND.
-func (db *DB) GetExecution(ctx context.Context, workspaceID, executionID string) (*testcase.Execution, error) {
-	rows, err := db.pool.Query(ctx, `SELECT prompt_id, prompt_version_id, status, passed, COUNT(*),
-		MIN(created_at) FROM generations WHERE workspace_id = $1 AND execution_id = $2
-		GROUP BY prompt_id, prompt_version_id, status, passed`, workspaceID, executionID)
+func (s *Store) GetExecution(ctx context.Context, workspaceID, executionID string) (*testcase.Execution, error) {
 	type group struct {
 		promptID, versionID, status string
 		passed                      *bool
 		n                           int
 		created                     time.Time
 	}
-	groups, err := rowsOf(rows, err, func(r pgx.Rows) (group, error) {
-		var g group
-		return g, r.Scan(&g.promptID, &g.versionID, &g.status, &g.passed, &g.n, &g.created)
+	var groups []group
+	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
+		rows, err := tx.Query(ctx, `SELECT prompt_id, prompt_version_id, status, passed, COUNT(*),
+			MIN(created_at) FROM generations WHERE workspace_id = ? AND execution_id = ?
+			GROUP BY prompt_id, prompt_version_id, status, passed`, workspaceID, executionID)
+		groups, err = rowsOf(rows, err, func(r Rows) (group, error) {
+			var g group
+			return g, r.Scan(&g.promptID, &g.versionID, &g.status, &g.passed, &g.n, &g.created)
+		})
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,299 @@
+package sqlstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/idempotency"
+	"github.com/promptcanvas/promptcanvas/webhook"
+)
+
+// Compile-time check that Store implements the completion package's Store.
+var _ completion.Store = (*Store)(nil)
+
+// Run records are written in the Runs group. Every sync or streamed
+// completion records its run once answered, every async one its run and
+// job when accepted, its start and its end; on SQLite, whose commits each
+// wait for the disk, concurrent run writes therefore share commits.
+
+// runCols are the columns scanRun reads, in order, from runs.
+const runCols = `id, workspace_id, kind, canvas_id, version_id, environment_name, application_id, model,
+	status, async, request, result, error, input_tokens, output_tokens, latency_ms, webhook_url,
+	forward_headers, created_by, created_at, updated_at, completed_at`
+
+// The statements of a run's life, which SQLite prepares at Open: its
+// insert, its read by workspace and id, its start, the check that it has
+// not ended yet, and its end.
+const (
+	QInsertRun   = `INSERT INTO runs (` + runCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	QGetRun      = `SELECT ` + runCols + ` FROM runs WHERE workspace_id = ? AND id = ?`
+	QStartRun    = `UPDATE runs SET status = ?, updated_at = ? WHERE id = ?`
+	QRunTerminal = `SELECT status IN ('` + completion.StatusCompleted + `', '` + completion.StatusFailed +
+		`') FROM runs WHERE workspace_id = ? AND id = ?`
+	QFinishRun = `UPDATE runs SET status = ?, model = ?, result = ?, error = ?, input_tokens = ?,
+		output_tokens = ?, latency_ms = ?, updated_at = ?, completed_at = ? WHERE id = ?`
+)
+
+func scanRun(r Row) (*completion.Run, error) {
+	var run completion.Run
+	err := r.Scan(&run.ID, &run.WorkspaceID, &run.Kind, &run.CanvasID, &run.VersionID, &run.EnvironmentName,
+		&run.ApplicationID, &run.Model, &run.Status, &run.Async, jsonCol{&run.Request}, jsonCol{&run.Result},
+		jsonCol{&run.Error}, &run.Usage.InputTokens, &run.Usage.OutputTokens, &run.LatencyMs, &run.WebhookURL,
+		jsonCol{&run.ForwardHeaders}, &run.CreatedBy, &run.CreatedAt, &run.UpdatedAt, &run.CompletedAt)
+	return &run, err
+}
+
+// runSeq is the column of runs r that numbers them in the order of their
+// insertion: SQLite's rowid, Postgres's identity column seq.
+func (d Dialect) runSeq() string {
+	if d.Postgres {
+		return `r.seq`
+	}
+	return `r.rowid`
+}
+
+// runOutcome encodes r's result and error columns: JSON text, or NULL for
+// none.
+func runOutcome(r *completion.Run) (result, runErr any, err error) {
+	if result, err = jsonOrNull(r.Result, r.Result == nil); err != nil {
+		return nil, nil, err
+	}
+	runErr, err = jsonOrNull(r.Error, r.Error == nil)
+	return result, runErr, err
+}
+
+// CreateRun inserts p.Run, p.Job when it is not nil and p.Notify's
+// deliveries (insertDeliveriesForRuns) in one transaction, in the Runs
+// group; it returns once that transaction's commit is durable. The run's
+// id becomes the RefID of the idempotency reservation ctx carries, in the
+// same transaction. The run's JSON columns are encoded before the write
+// joins a shared commit, so that the commit's leader only binds them.
+func (s *Store) CreateRun(ctx context.Context, p completion.CreateRunParams) error {
+	r := p.Run
+	req, err := json.Marshal(r.Request)
+	if err != nil {
+		return err
+	}
+	result, runErr, err := runOutcome(r)
+	if err != nil {
+		return err
+	}
+	headers, err := jsonOrNull(r.ForwardHeaders, len(r.ForwardHeaders) == 0)
+	if err != nil {
+		return err
+	}
+	given := r.CompletedAt
+	rec := idempotency.FromContext(ctx)
+	return s.write(ctx, Runs, func(ctx context.Context, tx *Tx) error {
+		if r.ID == "" {
+			r.ID = tx.NewID()
+		}
+		r.CreatedAt, r.UpdatedAt, r.CompletedAt = tx.Now, tx.Now, nil
+		if r.Terminal() {
+			now := tx.Now
+			r.CompletedAt = &now
+		} else if given != nil {
+			t := s.d.Instant(*given)
+			r.CompletedAt = &t
+		}
+		if _, err := tx.Exec(ctx, QInsertRun, r.ID, r.WorkspaceID, r.Kind, r.CanvasID, r.VersionID,
+			r.EnvironmentName, r.ApplicationID, r.Model, r.Status, r.Async, string(req), result, runErr,
+			r.Usage.InputTokens, r.Usage.OutputTokens, r.LatencyMs, r.WebhookURL, headers, r.CreatedBy,
+			tx.Now, tx.Now, r.CompletedAt); err != nil {
+			return err
+		}
+		if job := p.Job; job != nil {
+			if job.RefID == "" {
+				job.RefID = r.ID
+			}
+			if err := s.insertJob(ctx, tx, job); err != nil {
+				return err
+			}
+		}
+		if err := s.insertDeliveriesForRuns(ctx, tx, p.Notify); err != nil {
+			return err
+		}
+		return recordIdempotencyRefForRuns(ctx, tx, rec, r.ID)
+	})
+}
+
+// GetRun returns a run of the workspace.
+func (s *Store) GetRun(ctx context.Context, workspaceID, id string) (*completion.Run, error) {
+	var r *completion.Run
+	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
+		var err error
+		r, err = getRun(ctx, tx, QGetRun, workspaceID, id)
+		return err
+	})
+	return r, err
+}
+
+// getRun reads a run with q, QGetRun or QGetRun with a lock clause.
+func getRun(ctx context.Context, tx *Tx, q, workspaceID, id string) (*completion.Run, error) {
+	r, err := scanRun(tx.QueryRow(ctx, q, workspaceID, id))
+	if errors.Is(err, ErrNoRows) {
+		return nil, canvas.NotFound("run")
+	}
+	return r, err
+}
+
+// StartRun moves a queued or running run to running; a terminal run is
+// CONFLICT. The run's row is locked as it is read.
+func (s *Store) StartRun(ctx context.Context, workspaceID, id string) (*completion.Run, error) {
+	var r *completion.Run
+	err := s.write(ctx, Runs, func(ctx context.Context, tx *Tx) error {
+		cur, err := getRun(ctx, tx, QGetRun+s.d.ForUpdate(), workspaceID, id)
+		if err != nil {
+			return err
+		}
+		if cur.Terminal() {
+			return canvas.Errorf(canvas.ECONFLICT, "The run has already finished.")
+		}
+		if _, err := tx.Exec(ctx, QStartRun, completion.StatusRunning, tx.Now, id); err != nil {
+			return err
+		}
+		cur.Status, cur.UpdatedAt = completion.StatusRunning, tx.Now
+		r = cur
+		return nil
+	})
+	return r, err
+}
+
+// FinishRun writes p.Run's final state and p.Notify's deliveries
+// (insertDeliveriesForRuns) in one transaction; a run already terminal is
+// CONFLICT. The run's row is locked before its status is read, so that of
+// two finishes at once, in any processes, one wins.
+func (s *Store) FinishRun(ctx context.Context, p completion.FinishRunParams) error {
+	r := p.Run
+	if !r.Terminal() {
+		return canvas.Errorf(canvas.EINVALID, "FinishRun needs a terminal status, not %q.", r.Status)
+	}
+	result, runErr, err := runOutcome(r)
+	if err != nil {
+		return err
+	}
+	var at time.Time
+	err = s.write(ctx, Runs, func(ctx context.Context, tx *Tx) error {
+		var terminal bool
+		if err := tx.QueryRow(ctx, QRunTerminal+s.d.ForUpdate(), r.WorkspaceID, r.ID).Scan(&terminal); errors.Is(err, ErrNoRows) {
+			return canvas.NotFound("run")
+		} else if err != nil {
+			return err
+		}
+		if terminal {
+			return canvas.Errorf(canvas.ECONFLICT, "The run has already finished.")
+		}
+		if _, err := tx.Exec(ctx, QFinishRun, r.Status, r.Model, result, runErr, r.Usage.InputTokens,
+			r.Usage.OutputTokens, r.LatencyMs, tx.Now, tx.Now, r.ID); err != nil {
+			return err
+		}
+		if err := s.insertDeliveriesForRuns(ctx, tx, p.Notify); err != nil {
+			return err
+		}
+		at = tx.Now
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	r.UpdatedAt, r.CompletedAt = at, &at
+	return nil
+}
+
+// ListRuns returns one page of the runs f selects, newest first (the order
+// of insertion breaks ties between runs created at the same instant), and
+// how many f selects in all, read in one snapshot. The index runs_kind
+// serves a kind's runs in order.
+func (s *Store) ListRuns(ctx context.Context, f completion.RunFilter) ([]*completion.Run, int, error) {
+	where := `r.workspace_id = ? AND r.kind = ?`
+	args := []any{f.WorkspaceID, f.Kind}
+	for _, c := range []struct{ col, v string }{{"r.canvas_id", f.CanvasID}, {"r.version_id", f.VersionID}, {"r.status", f.Status}} {
+		if c.v != "" {
+			where += ` AND ` + c.col + ` = ?`
+			args = append(args, c.v)
+		}
+	}
+	where += createdWithin(&args, "r.created_at", f.Since, f.Until)
+	reach, reachArgs := s.reachSQLForRuns(`r.canvas_id`, f.Scope)
+	noCanvas := `r.canvas_id = ''`
+	if f.Actor != "" {
+		noCanvas += ` AND r.created_by = ?`
+		reachArgs = append(reachArgs, f.Actor)
+	}
+	where += ` AND ((r.canvas_id <> '' AND ` + reach + `) OR (` + noCanvas + `))`
+	args = append(args, reachArgs...)
+	return listPage(ctx, s, listQuery{cols: runCols, from: `runs r`, where: where, args: args,
+		order: `r.created_at DESC, ` + s.d.runSeq() + ` DESC`, limit: f.Limit, offset: f.Offset}, func(r Rows) (*completion.Run, error) { return scanRun(r) })
+}
+
+// reachSQLForRuns is the SQL condition that canvas column col names a live
+// canvas of scope: one of its projects (every project when scope.Projects
+// is nil), or a personal draft of scope.UserID; it returns the condition
+// with its arguments.
+func (s *Store) reachSQLForRuns(col string, scope canvas.Scope) (string, []any) {
+	args := []any{scope.WorkspaceID}
+	reach := `c.project_id IS NOT NULL`
+	if scope.Projects != nil {
+		reach = s.d.InIDs(`c.project_id`)
+		args = append(args, IDs(scope.Projects))
+	}
+	if scope.UserID != "" {
+		reach = `(` + reach + `) OR (c.project_id IS NULL AND c.created_by = ?)`
+		args = append(args, scope.UserID)
+	}
+	return `EXISTS (SELECT 1 FROM canvases c WHERE c.workspace_id = ? AND c.id = ` + col +
+		` AND c.deleted_at IS NULL AND (` + reach + `))`, args
+}
+
+// qInsertDeliveryForRuns inserts a delivery's log row; SQLite prepares it
+// at Open.
+const qInsertDeliveryForRuns = `INSERT INTO webhook_deliveries (id, workspace_id, application_id, event_type, url, status,
+	attempt_count, payload, event, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`
+
+// insertDeliveriesForRuns writes, inside tx, the log row of every delivery
+// of ds as given, status pending, and its job (see insertJob) as a job of
+// the delivery, so that the row ends with it. A delivery without an id or
+// a job, or whose job is of another workspace, is VALIDATION; an id
+// already in the log is CONFLICT.
+func (s *Store) insertDeliveriesForRuns(ctx context.Context, tx *Tx, ds []webhook.Outgoing) error {
+	for _, o := range ds {
+		d := o.Delivery
+		if d.ID == "" || o.Job == nil {
+			return canvas.Invalid("A delivery needs an id and a job.", canvas.Detail{Path: "/delivery", Message: "incomplete"})
+		}
+		if o.Job.WorkspaceID != d.WorkspaceID {
+			return canvas.Invalid("A delivery's job belongs to the delivery's workspace.",
+				canvas.Detail{Path: "/job/workspaceId", Message: "not the delivery's"})
+		}
+		var app any
+		if d.ApplicationID != "" {
+			app = d.ApplicationID
+		}
+		if _, err := tx.Exec(ctx, qInsertDeliveryForRuns, d.ID, d.WorkspaceID, app, d.EventType, d.URL,
+			string(d.Payload), string(d.Event), tx.Now, tx.Now); err != nil {
+			return err
+		}
+		if err := s.insertJobOf(ctx, tx, o.Job, d.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordIdempotencyRefForRuns saves refID as the RefID of the reservation
+// rec (idempotency.FromContext), if any, inside the transaction that
+// writes the work; a reservation that already has one, or that is no
+// longer in progress, is left as it is.
+func recordIdempotencyRefForRuns(ctx context.Context, tx *Tx, rec *idempotency.Record, refID string) error {
+	if rec == nil || rec.CreatedAt.IsZero() {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `UPDATE idempotency_keys SET ref_id = ?
+		WHERE workspace_id = ? AND key = ? AND created_at = ? AND status = 0 AND ref_id = ''`,
+		refID, rec.WorkspaceID, rec.Key, rec.CreatedAt)
+	return err
+}
