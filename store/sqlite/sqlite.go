@@ -62,11 +62,11 @@ type DB struct {
 	// (dataversion.go).
 	dataVersion *dataVersion
 
-	// publishCommits groups the commits of concurrent publishes (batch.go),
-	// runCommits those of run records, their jobs, starts and ends (runs.go,
-	// runs_batch.go), jobCommits those of the outcomes of queue jobs
-	// (jobs.go), workflowCommits those of the step states of workflow runs
-	// (workflows.go). See commit.go.
+	// publishCommits groups the commits of concurrent publishes
+	// (sqlstore.Publishes), runCommits those of run records, their jobs,
+	// starts and ends (runs.go, runs_batch.go), jobCommits those of the
+	// outcomes of queue jobs (jobs.go), workflowCommits those of the step
+	// states of workflow runs (workflows.go). See commit.go.
 	publishCommits  committer
 	runCommits      committer
 	jobCommits      committer

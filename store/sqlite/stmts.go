@@ -1,5 +1,7 @@
 package sqlite
 
+import "github.com/promptcanvas/promptcanvas/store/sqlstore"
+
 // Hot statements are prepared once per pool at Open, because parsing SQL
 // costs as much as running these statements; Tx.exec, Tx.query and
 // Tx.queryRow use the prepared form when a query's text is listed for the
@@ -7,21 +9,16 @@ package sqlite
 // hot path, since every Open pays for it.
 
 // hotWrites are the statements of the group-committed writes: each one's
-// savepoint (commit.go), a publish (batch.go), the record of a completion
-// run, its job, start and end (runs.go, runs_batch.go), a workflow step's
-// state, written on every change (workflows.go), and the delivery log's
+// savepoint (commit.go), a publish (sqlstore.HotCanvasQueries), the record
+// of a completion run, its job, start and end (runs.go, runs_batch.go), a
+// workflow step's state, written on every change (workflows.go), and the delivery log's
 // rows and its record of each webhook attempt (deliveries.go), and the
 // queue's claim (jobs.go).
 func hotWrites() []string {
-	return []string{
+	canvases, _ := sqlstore.HotCanvasQueries()
+	return append(canvases,
 		`SAVEPOINT write`,
 		`RELEASE write`,
-		qFindEnv,
-		qVersionOfCanvas,
-		qCloseActive,
-		qNextSeq,
-		qInsertPub,
-		qPublishedVersion,
 		qInsertRun,
 		qInsertJob,
 		qGetRun,
@@ -37,7 +34,7 @@ func hotWrites() []string {
 		qUpsertWorkflowStep,
 		qRecordDelivery,
 		qInsertAttempt,
-	}
+	)
 }
 
 // hotReads are the statements of a history page, a version read, an
@@ -46,16 +43,11 @@ func hotWrites() []string {
 // queue's idle poll (jobs.go) and the backlog count of every request that
 // adds model work (backlog.go).
 func hotReads() []string {
-	return []string{
-		qLastSeq,
-		qPubPage,
-		versionsQuery(versionByID),
-		qMessagesOfVersions,
+	_, canvases := sqlstore.HotCanvasQueries()
+	return append(canvases,
 		qAPIKeyByHash,
-		qCanvasByID,
-		qFindEnv,
 		qApplicationsOfCanvas,
 		qAnyDue,
 		qCountQueued,
-	}
+	)
 }
