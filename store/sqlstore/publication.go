@@ -62,9 +62,10 @@ func (d Dialect) qSubscribed() string {
 
 // HotCanvasQueries are the SQLite texts of the statements of canvases,
 // versions, environments and publications that run on every call of a hot
-// path: writes, those of a publish; reads, those of a history page, a
-// version read and the canvas and environment lookups every environment
-// read starts with. The SQLite driver prepares them at Open.
+// path: writes, those of a publish and of a version's origin check;
+// reads, those of a history page, a version read and the canvas and
+// environment lookups every environment read starts with. The SQLite
+// driver prepares them at Open.
 func HotCanvasQueries() (writes, reads []string) {
 	d := SQLite
 	writes = []string{qFindEnv, qPublishedVersion + d.ForShare(), qLockEnv + d.ForUpdate(), qCloseOther, qNextSeq, qInsertPub, d.qSubscribed(), d.qVersionOfCanvas()}
@@ -98,14 +99,14 @@ func (s *Store) Publish(ctx context.Context, p env.PublishParams) (*env.Publicat
 
 // publishTx makes p.VersionID the active publication of the environment
 // inside tx; Publish and UpdateVersion's promotion both take this step.
-// Production is created on demand. The environment's row is locked before
-// the active publication is read, so that of two publishes at once, in any
-// processes, the second sees what the first committed: one active
-// publication, and Seqs without gaps (on SQLite the one writer does the
-// same). The replaced publication is closed with unpublishedAt; the new one
-// takes the environment's next Seq, and the job of p.Event for it is
-// written with it when a subscription takes it. When the version is
-// already active nothing changes and created is false.
+// Production is created on demand. The environment's row is locked
+// (Dialect.ForUpdate) before the active publication is read, so that of two
+// publishes at once, in any processes, the second sees what the first
+// committed: one active publication, and Seqs without gaps (on SQLite the
+// one writer does the same). The replaced publication is closed with
+// unpublishedAt; the new one takes the environment's next Seq, and the job
+// of p.Event for it is written with it when a subscription takes it. When
+// the version is already active nothing changes and created is false.
 func (s *Store) publishTx(ctx context.Context, tx *Tx, p env.PublishParams) (*env.Publication, bool, error) {
 	e, err := ensureEnv(ctx, tx, p.WorkspaceID, p.CanvasID, p.EnvName)
 	if err != nil {
