@@ -14,6 +14,11 @@ import (
 // scanner is a row to scan: pgx.Row or pgx.Rows.
 type scanner interface{ Scan(...any) error }
 
+// querier runs one-row queries: the pool or a transaction.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
 // jsonCol scans a JSON text column into v; NULL leaves v as it is.
 type jsonCol struct{ v any }
 

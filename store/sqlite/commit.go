@@ -20,10 +20,13 @@ import (
 // that of one transaction per write. There is no background goroutine to
 // stop: a leader exists only while writes wait.
 //
-// Publishes (batch.go), run records (sqlstore/runs.go), the outcomes of queue
-// jobs (jobs.go) and the step states of workflow runs (sqlstore/workflows.go) each
-// have their own committer, so that one kind of write never waits behind a
-// long batch of another's.
+// Publishes, run records, the outcomes of queue jobs and the step states of
+// workflow runs (the sqlstore.Group of each write) each have their own
+// committer, so that one kind of write never waits behind a long batch of
+// another's.
+
+// errClosed answers a grouped write made after Close.
+var errClosed = errors.New("sqlite: database is closed")
 
 // maxCommitBatch bounds how many writes share one commit.
 const maxCommitBatch = 64

@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
@@ -139,18 +141,24 @@ func TestDB_PublishBatch(t *testing.T) {
 		{ctx, params(versions[1].ID, env.Production)},
 	}
 	results := make([]result, len(reqs))
-	batch := make([]*commitRequest, len(reqs))
+	// The committer is held as if a leader were at work, so that the
+	// publishes wait, in order, for the one batch run below.
+	commits := &db.publishCommits
+	pending := func() int {
+		commits.mu.Lock()
+		defer commits.mu.Unlock()
+		return len(commits.pending)
+	}
+	commits.mu.Lock()
+	commits.leading = true
+	commits.mu.Unlock()
+	var wg sync.WaitGroup
 	for i, r := range reqs {
-		batch[i] = &commitRequest{ctx: r.ctx, done: make(chan error, 1), write: func(ctx context.Context, tx *Tx) error {
-			var err error
-			results[i].pub, results[i].created, err = publishTx(ctx, tx, r.p)
-			return err
-		}}
+		wg.Go(func() { results[i].pub, results[i].created, results[i].err = db.Publish(r.ctx, r.p) })
+		require.Eventually(t, func() bool { return pending() == i+1 }, 5*time.Second, time.Millisecond)
 	}
-	db.commitBatch(&committer{name: "test"}, batch)
-	for i, req := range batch {
-		results[i].err = <-req.done
-	}
+	db.commitBatches(commits)
+	wg.Wait()
 	require.NoError(t, results[0].err)
 	assert.Equal(t, canvas.ENOTFOUND, canvas.ErrorCode(results[1].err), "a missing version fails alone")
 	assert.Equal(t, canvas.ENOTFOUND, canvas.ErrorCode(results[2].err), "a missing environment fails alone")

@@ -62,11 +62,10 @@ type DB struct {
 	// (dataversion.go).
 	dataVersion *dataVersion
 
-	// publishCommits groups the commits of concurrent publishes (batch.go),
-	// runCommits those of run records, their jobs, starts and ends
-	// (sqlstore/runs.go), jobCommits those of the outcomes of queue jobs
-	// (jobs.go), workflowCommits those of the step states of workflow runs
-	// (sqlstore/workflows.go). See commit.go.
+	// publishCommits, runCommits, jobCommits and workflowCommits group the
+	// commits of the writes of each sqlstore.Group: publishes, run records
+	// (their jobs, starts and ends), the outcomes of queue jobs, and the
+	// step states of workflow runs. See commit.go.
 	publishCommits  committer
 	runCommits      committer
 	jobCommits      committer

@@ -9,21 +9,17 @@ import "github.com/promptcanvas/promptcanvas/store/sqlstore"
 // hot path, since every Open pays for it.
 
 // hotWrites are the statements of the group-committed writes: each one's
-// savepoint (commit.go), a publish (batch.go), the record of a completion
-// run, its job, start and end (sqlstore/runs.go), a workflow step's
-// state, written on every change (sqlstore/workflows.go), and the delivery log's
-// rows and its record of each webhook attempt (sqlstore/deliveries.go), and the
+// savepoint (commit.go), a publish (sqlstore.HotCanvasQueries), the record
+// of a completion run, its job, start and end (sqlstore/runs.go), a
+// workflow step's state, written on every change (sqlstore/workflows.go),
+// and the delivery log's rows and its record of each webhook attempt
+// (sqlstore/deliveries.go), and the
 // queue's claim (jobs.go).
 func hotWrites() []string {
-	return []string{
+	canvases, _ := sqlstore.HotCanvasQueries()
+	return append(canvases,
 		`SAVEPOINT write`,
 		`RELEASE write`,
-		qFindEnv,
-		qVersionOfCanvas,
-		qCloseActive,
-		qNextSeq,
-		qInsertPub,
-		qPublishedVersion,
 		sqlstore.QInsertRun,
 		qInsertJob,
 		sqlstore.QGetRun,
@@ -39,7 +35,7 @@ func hotWrites() []string {
 		sqlstore.QUpsertWorkflowStep,
 		sqlstore.QRecordDelivery,
 		sqlstore.QInsertAttempt,
-	}
+	)
 }
 
 // hotReads are the statements of a history page, a version read, an
@@ -48,16 +44,11 @@ func hotWrites() []string {
 // queue's idle poll (jobs.go) and the backlog count of every request that
 // adds model work (backlog.go).
 func hotReads() []string {
-	return []string{
-		qLastSeq,
-		qPubPage,
-		versionsQuery(versionByID),
-		qMessagesOfVersions,
+	_, canvases := sqlstore.HotCanvasQueries()
+	return append(canvases,
 		qAPIKeyByHash,
-		qCanvasByID,
-		qFindEnv,
 		sqlstore.QApplicationsOfCanvas,
 		qAnyDue,
 		qCountQueued,
-	}
+	)
 }

@@ -95,15 +95,6 @@ func getApplication(ctx context.Context, tx *Tx, workspaceID, id, lock string) (
 	return a, err
 }
 
-// forUpdateOf is the clause that locks the rows of the table aliased alias
-// that a SELECT reads until the transaction ends; empty on SQLite.
-func (d Dialect) forUpdateOf(alias string) string {
-	if d.Postgres {
-		return ` FOR UPDATE OF ` + alias
-	}
-	return ``
-}
-
 // ListApplications returns the workspace's applications, oldest first; a
 // canvasID keeps those of that canvas.
 func (s *Store) ListApplications(ctx context.Context, workspaceID, canvasID string) ([]*webhook.Application, error) {

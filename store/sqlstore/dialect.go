@@ -28,6 +28,15 @@ func (d Dialect) ForUpdate() string {
 	return ``
 }
 
+// forUpdateOf is ForUpdate for the rows of one table of a join, named by
+// its alias.
+func (d Dialect) forUpdateOf(alias string) string {
+	if d.Postgres {
+		return ` FOR UPDATE OF ` + alias
+	}
+	return ``
+}
+
 // ForShare is the clause that keeps the rows a SELECT reads from being
 // changed or deleted until the transaction ends; empty on SQLite.
 func (d Dialect) ForShare() string {

@@ -1,12 +1,10 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
@@ -24,7 +22,7 @@ const versionCols = `v.id, v.canvas_id, v.title, v.title_locked, v.configuration
 	v.updated_by, v.deleted_by, v.created_at, v.updated_at, v.deleted_at, v.version_index,
 	c.custom_tags, ` + promotedExpr
 
-func scanVersion(r scanner) (*canvas.Version, error) {
+func scanVersion(r Row) (*canvas.Version, error) {
 	var v canvas.Version
 	err := r.Scan(&v.ID, &v.PromptID, &v.Title, &v.TitleLocked, jsonCol{&v.Configuration}, jsonCol{&v.Variables},
 		&v.Draft, &v.OriginVersionID, &v.WorkspaceID, rawCol{&v.WorkflowSpec}, rawCol{&v.Graph}, &v.IsWorkflow,
@@ -36,36 +34,46 @@ func scanVersion(r scanner) (*canvas.Version, error) {
 }
 
 // versionsQuery selects the live versions of live canvases of the
-// workspace $1 that cond (whose parameters start at $2) selects, in
-// history order.
+// workspace bound to the first parameter that cond (whose parameters
+// follow) selects, in history order.
 func versionsQuery(cond string) string {
 	return `SELECT ` + versionCols + ` FROM versions v JOIN canvases c ON c.id = v.canvas_id
-		WHERE c.workspace_id = $1 AND c.deleted_at IS NULL AND v.deleted_at IS NULL AND (` + cond + `)
+		WHERE c.workspace_id = ? AND c.deleted_at IS NULL AND v.deleted_at IS NULL AND (` + cond + `)
 		ORDER BY v.canvas_id, v.version_index`
 }
 
-// qMessagesOfVersions reads the live messages of a list of versions.
-const qMessagesOfVersions = `SELECT ` + messageCols + ` FROM messages m
-	WHERE m.version_id = ANY($1) AND m.deleted_at IS NULL
+// qMessagesOfVersions reads the live messages of a list of versions (IDs).
+func (d Dialect) qMessagesOfVersions() string {
+	return `SELECT ` + messageCols + ` FROM messages m
+	WHERE ` + d.InIDs("m.version_id") + ` AND m.deleted_at IS NULL
 	ORDER BY m.idx, m.created_at, m.id`
+}
+
+// qVersionOfCanvas says whether a version is a live version of a canvas.
+// It reads the version FOR SHARE (Dialect.ForShare), so that the version
+// cannot be deleted before the row that names it commits.
+func (d Dialect) qVersionOfCanvas() string {
+	return `SELECT EXISTS (SELECT 1 FROM versions WHERE id = ? AND canvas_id = ? AND deleted_at IS NULL` +
+		d.ForShare() + `)`
+}
 
 // queryVersions returns the live versions of live canvases of the workspace
 // that cond selects, in history order, each with its live messages: two
 // queries whatever the number of versions.
-func queryVersions(ctx context.Context, tx *Tx, workspaceID, cond string, args ...any) ([]*canvas.Version, error) {
+func (s *Store) queryVersions(ctx context.Context, tx *Tx, workspaceID, cond string, args ...any) ([]*canvas.Version, error) {
 	rows, err := tx.Query(ctx, versionsQuery(cond), append([]any{workspaceID}, args...)...)
-	versions, err := rowsOf(rows, err, func(r pgx.Rows) (*canvas.Version, error) { return scanVersion(r) })
+	versions, err := rowsOf(rows, err, func(r Rows) (*canvas.Version, error) { return scanVersion(r) })
 	if err != nil || len(versions) == 0 {
 		return versions, err
 	}
-	versionIDs := make([]string, len(versions))
+	versionIDs := make(IDs, len(versions))
 	byID := make(map[string]*canvas.Version, len(versions))
 	for i, v := range versions {
 		versionIDs[i] = v.ID
 		byID[v.ID] = v
 	}
-	rows, err = tx.Query(ctx, qMessagesOfVersions, versionIDs)
-	messages, err := rowsOf(rows, err, func(r pgx.Rows) (*canvas.Message, error) { return scanMessage(r) })
+	rows, err = tx.Query(ctx, s.d.qMessagesOfVersions(), versionIDs)
+	messages, err := rowsOf(rows, err, func(r Rows) (*canvas.Message, error) { return scanMessage(r) })
 	if err != nil {
 		return nil, err
 	}
@@ -94,9 +102,12 @@ func fillPrompt(v *canvas.Version) {
 	}
 }
 
+// versionByID is the queryVersions condition of getVersion.
+const versionByID = "v.id = ?"
+
 // getVersion returns one live version, filled.
-func getVersion(ctx context.Context, tx *Tx, workspaceID, id string) (*canvas.Version, error) {
-	list, err := queryVersions(ctx, tx, workspaceID, "v.id = $2", id)
+func (s *Store) getVersion(ctx context.Context, tx *Tx, workspaceID, id string) (*canvas.Version, error) {
+	list, err := s.queryVersions(ctx, tx, workspaceID, versionByID, id)
 	if err != nil {
 		return nil, err
 	} else if len(list) == 0 {
@@ -111,7 +122,7 @@ func getVersion(ctx context.Context, tx *Tx, workspaceID, id string) (*canvas.Ve
 // message id already in use is CONFLICT; OriginVersionID, when set, must be
 // a live version of the same canvas. An empty title becomes "Version N", N
 // being the assigned VersionIndex.
-func (db *DB) CreateVersion(ctx context.Context, v *canvas.Version) error {
+func (s *Store) CreateVersion(ctx context.Context, v *canvas.Version) error {
 	config, err := json.Marshal(v.Configuration)
 	if err != nil {
 		return err
@@ -123,29 +134,29 @@ func (db *DB) CreateVersion(ctx context.Context, v *canvas.Version) error {
 	in := *v
 	in.Messages = append([]canvas.Message(nil), v.Messages...)
 	var created *canvas.Version
-	err = db.write(ctx, func(tx *Tx) error {
+	err = s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
 		*v = in // a retried attempt starts from what the caller gave
 		v.Messages = append([]canvas.Message(nil), in.Messages...)
 		var index int
 		// The canvas's row lock orders concurrent creations.
 		err := tx.QueryRow(ctx, `UPDATE canvases SET version_seq = version_seq + 1
-			WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL RETURNING version_seq`,
+			WHERE id = ? AND workspace_id = ? AND deleted_at IS NULL RETURNING version_seq`,
 			v.PromptID, v.WorkspaceID).Scan(&index)
-		if errors.Is(err, pgx.ErrNoRows) {
+		if errors.Is(err, ErrNoRows) {
 			return canvas.NotFound("canvas")
 		} else if err != nil {
 			return err
 		}
 		if v.OriginVersionID != nil {
 			var ok bool
-			if err := tx.QueryRow(ctx, qVersionOfCanvas, *v.OriginVersionID, v.PromptID).Scan(&ok); err != nil {
+			if err := tx.QueryRow(ctx, s.d.qVersionOfCanvas(), *v.OriginVersionID, v.PromptID).Scan(&ok); err != nil {
 				return err
 			} else if !ok {
 				return canvas.NotFound("origin version")
 			}
 		}
 		if v.ID == "" {
-			v.ID = db.NewID()
+			v.ID = tx.NewID()
 		}
 		if v.Title == "" {
 			v.Title = fmt.Sprintf("Version %d", index)
@@ -155,11 +166,11 @@ func (db *DB) CreateVersion(ctx context.Context, v *canvas.Version) error {
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO versions (id, canvas_id, version_index, title, title_locked,
 			configuration, variables, draft, origin_version_id, workflow_spec, graph, is_workflow, created_by,
-			updated_by, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)`,
+			updated_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			v.ID, v.PromptID, index, v.Title, v.TitleLocked, string(config), variables, v.Draft,
 			nullString(v.OriginVersionID), nullRaw(v.WorkflowSpec), nullRaw(v.Graph), v.IsWorkflow,
-			v.CreatedBy, v.UpdatedBy, tx.now); err != nil {
-			return translate(err)
+			v.CreatedBy, v.UpdatedBy, tx.Now, tx.Now); err != nil {
+			return err
 		}
 		for i := range v.Messages {
 			m := &v.Messages[i]
@@ -171,7 +182,7 @@ func (db *DB) CreateVersion(ctx context.Context, v *canvas.Version) error {
 				return err
 			}
 		}
-		created, err = getVersion(ctx, tx, v.WorkspaceID, v.ID)
+		created, err = s.getVersion(ctx, tx, v.WorkspaceID, v.ID)
 		return err
 	})
 	if err != nil {
@@ -183,38 +194,48 @@ func (db *DB) CreateVersion(ctx context.Context, v *canvas.Version) error {
 
 // GetVersion returns a live version of a live canvas, filled: messages,
 // message, content, promoted, versionIndex and promptCustomTags.
-func (db *DB) GetVersion(ctx context.Context, workspaceID, id string) (*canvas.Version, error) {
+func (s *Store) GetVersion(ctx context.Context, workspaceID, id string) (*canvas.Version, error) {
 	var v *canvas.Version
-	err := db.read(ctx, func(tx *Tx) error {
+	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
 		var err error
-		v, err = getVersion(ctx, tx, workspaceID, id)
+		v, err = s.getVersion(ctx, tx, workspaceID, id)
 		return err
 	})
-	return v, err
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // ListVersions returns the live versions of a live canvas in history order,
 // filled as GetVersion fills them.
-func (db *DB) ListVersions(ctx context.Context, workspaceID, canvasID string) ([]*canvas.Version, error) {
+func (s *Store) ListVersions(ctx context.Context, workspaceID, canvasID string) ([]*canvas.Version, error) {
 	var list []*canvas.Version
-	err := db.read(ctx, func(tx *Tx) error {
+	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
 		if err := checkCanvas(ctx, tx, workspaceID, canvasID); err != nil {
 			return err
 		}
 		var err error
-		list, err = queryVersions(ctx, tx, workspaceID, "v.canvas_id = $2", canvasID)
+		list, err = s.queryVersions(ctx, tx, workspaceID, "v.canvas_id = ?", canvasID)
 		return err
 	})
-	return list, err
+	if err != nil {
+		return nil, err
+	}
+	return list, nil
 }
 
+// qVersionRow reads the canvas and stored configuration of a live version
+// of a live canvas of a workspace.
+const qVersionRow = `SELECT v.canvas_id, v.configuration FROM versions v JOIN canvases c ON c.id = v.canvas_id
+	WHERE v.id = ? AND c.workspace_id = ? AND c.deleted_at IS NULL AND v.deleted_at IS NULL`
+
 // versionRow returns the canvas and stored configuration of a live version
-// of a live canvas of the workspace.
-func versionRow(ctx context.Context, tx *Tx, workspaceID, id string) (canvasID, config string, err error) {
-	err = tx.QueryRow(ctx, `SELECT v.canvas_id, v.configuration FROM versions v JOIN canvases c ON c.id = v.canvas_id
-		WHERE v.id = $1 AND c.workspace_id = $2 AND c.deleted_at IS NULL AND v.deleted_at IS NULL`,
-		id, workspaceID).Scan(&canvasID, &config)
-	if errors.Is(err, pgx.ErrNoRows) {
+// of a live canvas of the workspace; lock is appended to the query (a row
+// lock clause, or nothing).
+func versionRow(ctx context.Context, tx *Tx, workspaceID, id, lock string) (canvasID, config string, err error) {
+	err = tx.QueryRow(ctx, qVersionRow+lock, id, workspaceID).Scan(&canvasID, &config)
+	if errors.Is(err, ErrNoRows) {
 		err = canvas.NotFound("version")
 	}
 	return canvasID, config, err
@@ -227,17 +248,17 @@ func versionRow(ctx context.Context, tx *Tx, workspaceID, id string) (canvasID, 
 // write the prompt message, creating it when missing; Promoted true
 // publishes the version to production with the same step Publish takes,
 // and false ends its production publication when it has one.
-func (db *DB) UpdateVersion(ctx context.Context, p canvas.UpdateVersionParams) (*canvas.Version, error) {
+func (s *Store) UpdateVersion(ctx context.Context, p canvas.UpdateVersionParams) (*canvas.Version, error) {
 	workspaceID, id, upd, by := p.WorkspaceID, p.ID, p.Update, p.By
 	var out *canvas.Version
-	err := db.write(ctx, func(tx *Tx) error {
-		canvasID, config, err := versionRow(ctx, tx, workspaceID, id)
+	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+		canvasID, config, err := versionRow(ctx, tx, workspaceID, id, "")
 		if err != nil {
 			return err
 		}
 		var set setList
 		set.add("updated_by", by)
-		set.add("updated_at", tx.now)
+		set.add("updated_at", tx.Now)
 		if upd.Title != nil {
 			set.add("title", *upd.Title)
 		}
@@ -258,11 +279,13 @@ func (db *DB) UpdateVersion(ctx context.Context, p canvas.UpdateVersionParams) (
 			}
 			set.add("configuration", merged)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE versions SET `+set.sql()+` WHERE id = `+set.args.add(id), set.args...); err != nil {
-			return translate(err)
+		// The update takes the version's row lock, which a promotion's
+		// publish holds before it locks production (publishTx).
+		if _, err := tx.Exec(ctx, `UPDATE versions SET `+set.sql()+` WHERE id = ?`, append(set.args, id)...); err != nil {
+			return err
 		}
 		if upd.Messages != nil {
-			if err := replaceMessages(ctx, tx, id, *upd.Messages, by); err != nil {
+			if err := s.replaceMessages(ctx, tx, id, *upd.Messages, by); err != nil {
 				return err
 			}
 		}
@@ -274,20 +297,23 @@ func (db *DB) UpdateVersion(ctx context.Context, p canvas.UpdateVersionParams) (
 		switch {
 		case upd.Promoted == nil:
 		case *upd.Promoted:
-			if _, _, err := publishTx(ctx, tx, env.PublishParams{
+			if _, _, err := s.publishTx(ctx, tx, env.PublishParams{
 				WorkspaceID: workspaceID, CanvasID: canvasID, EnvName: env.Production, VersionID: id, By: by,
 			}); err != nil {
 				return err
 			}
 		default:
-			if err := unpublishProduction(ctx, tx, canvasID, id); err != nil {
+			if err := s.unpublishProduction(ctx, tx, canvasID, id); err != nil {
 				return err
 			}
 		}
-		out, err = getVersion(ctx, tx, workspaceID, id)
+		out, err = s.getVersion(ctx, tx, workspaceID, id)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // mergeConfiguration applies a merge patch to a stored configuration and
@@ -308,26 +334,24 @@ func mergeConfiguration(stored string, patch json.RawMessage) (string, error) {
 
 // DeleteVersion soft-deletes a live version; a version that is the active
 // publication of any environment is CONFLICT.
-func (db *DB) DeleteVersion(ctx context.Context, p canvas.DeleteVersionParams) error {
+func (s *Store) DeleteVersion(ctx context.Context, p canvas.DeleteVersionParams) error {
 	workspaceID, id, by := p.WorkspaceID, p.ID, p.By
-	return db.write(ctx, func(tx *Tx) error {
+	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
 		// The version's row is locked first, so that a publish of it (which
-		// reads it FOR SHARE) either commits before this check or waits.
-		if _, err := tx.Exec(ctx, `SELECT 1 FROM versions WHERE id = $1 FOR UPDATE`, id); err != nil {
-			return err
-		}
-		if _, _, err := versionRow(ctx, tx, workspaceID, id); err != nil {
+		// reads it FOR SHARE) either commits before the check below or
+		// waits.
+		if _, _, err := versionRow(ctx, tx, workspaceID, id, s.d.forUpdateOf("v")); err != nil {
 			return err
 		}
 		var published bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM publications WHERE version_id = $1 AND is_active)`,
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM publications WHERE version_id = ? AND is_active)`,
 			id).Scan(&published); err != nil {
 			return err
 		} else if published {
 			return canvas.Errorf(canvas.ECONFLICT, "The version is published to an environment; publish another version there first.")
 		}
-		_, err := tx.Exec(ctx, `UPDATE versions SET deleted_at = $1, deleted_by = $2, updated_at = $1, updated_by = $2 WHERE id = $3`,
-			tx.now, by, id)
+		_, err := tx.Exec(ctx, `UPDATE versions SET deleted_at = ?, deleted_by = ?, updated_at = ?, updated_by = ? WHERE id = ?`,
+			tx.Now, by, tx.Now, by, id)
 		return err
 	})
 }

@@ -1,10 +1,8 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
 	"errors"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
@@ -15,14 +13,15 @@ import (
 const envCols = `e.id, e.name, e.is_system, e.canvas_id, c.workspace_id, e.created_by, e.created_at,
 	(SELECT p.version_id FROM publications p WHERE p.environment_id = e.id AND p.is_active)`
 
-// liveEnv joins environments e to a live canvas c of the workspace $1.
+// liveEnv joins environments e to a live canvas c of the workspace bound to
+// the first parameter.
 const liveEnv = ` FROM environments e JOIN canvases c ON c.id = e.canvas_id
-	WHERE c.workspace_id = $1 AND c.deleted_at IS NULL`
+	WHERE c.workspace_id = ? AND c.deleted_at IS NULL`
 
 // qFindEnv reads an environment by canvas and name.
-const qFindEnv = `SELECT ` + envCols + liveEnv + ` AND e.canvas_id = $2 AND e.name = $3`
+const qFindEnv = `SELECT ` + envCols + liveEnv + ` AND e.canvas_id = ? AND e.name = ?`
 
-func scanEnvironment(r scanner) (*env.Environment, error) {
+func scanEnvironment(r Row) (*env.Environment, error) {
 	e := env.Environment{ResourceType: env.ResourcePrompt}
 	return &e, r.Scan(&e.ID, &e.Name, &e.IsSystem, &e.ResourceID, &e.WorkspaceID, &e.CreatedBy,
 		&e.CreatedAt, &e.ActiveVersionID)
@@ -31,18 +30,18 @@ func scanEnvironment(r scanner) (*env.Environment, error) {
 // CreateEnvironment inserts a custom environment of a live canvas, setting
 // its id when empty and its creation time; a duplicate name on the same
 // canvas is CONFLICT.
-func (db *DB) CreateEnvironment(ctx context.Context, e *env.Environment) error {
-	return db.write(ctx, func(tx *Tx) error {
+func (s *Store) CreateEnvironment(ctx context.Context, e *env.Environment) error {
+	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
 		if err := checkCanvas(ctx, tx, e.WorkspaceID, e.ResourceID); err != nil {
 			return err
 		}
 		if e.ID == "" {
-			e.ID = db.NewID()
+			e.ID = tx.NewID()
 		}
-		e.ResourceType, e.IsSystem, e.CreatedAt, e.ActiveVersionID = env.ResourcePrompt, false, tx.now, nil
+		e.ResourceType, e.IsSystem, e.CreatedAt, e.ActiveVersionID = env.ResourcePrompt, false, tx.Now, nil
 		_, err := tx.Exec(ctx, `INSERT INTO environments (id, canvas_id, name, is_system, created_by, created_at)
-			VALUES ($1, $2, $3, false, $4, $5)`, e.ID, e.ResourceID, e.Name, e.CreatedBy, tx.now)
-		if err = translate(err); canvas.ErrorCode(err) == canvas.ECONFLICT {
+			VALUES (?, ?, ?, false, ?, ?)`, e.ID, e.ResourceID, e.Name, e.CreatedBy, tx.Now)
+		if canvas.ErrorCode(err) == canvas.ECONFLICT {
 			return &canvas.Error{Code: canvas.ECONFLICT, Message: "An environment named " + e.Name + " already exists.", Err: err}
 		}
 		return err
@@ -50,19 +49,27 @@ func (db *DB) CreateEnvironment(ctx context.Context, e *env.Environment) error {
 }
 
 // GetEnvironment returns an environment of a live canvas.
-func (db *DB) GetEnvironment(ctx context.Context, workspaceID, id string) (*env.Environment, error) {
-	e, err := scanEnvironment(db.pool.QueryRow(ctx, `SELECT `+envCols+liveEnv+` AND e.id = $2`, workspaceID, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, canvas.NotFound("environment")
+func (s *Store) GetEnvironment(ctx context.Context, workspaceID, id string) (*env.Environment, error) {
+	var e *env.Environment
+	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
+		var err error
+		e, err = scanEnvironment(tx.QueryRow(ctx, `SELECT `+envCols+liveEnv+` AND e.id = ?`, workspaceID, id))
+		if errors.Is(err, ErrNoRows) {
+			return canvas.NotFound("environment")
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return e, err
+	return e, nil
 }
 
 // findEnv returns the environment of a live canvas by name, or nil when
 // the canvas has none of that name; a missing canvas is NOT_FOUND.
 func findEnv(ctx context.Context, tx *Tx, workspaceID, canvasID, name string) (*env.Environment, error) {
 	e, err := scanEnvironment(tx.QueryRow(ctx, qFindEnv, workspaceID, canvasID, name))
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, ErrNoRows) {
 		return nil, checkCanvas(ctx, tx, workspaceID, canvasID)
 	}
 	return e, err
@@ -80,9 +87,9 @@ func ensureEnv(ctx context.Context, tx *Tx, workspaceID, canvasID, name string) 
 		return nil, canvas.NotFound("environment")
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO environments (id, canvas_id, name, is_system, created_by, created_at)
-		VALUES ($1, $2, $3, true, 'system', $4) ON CONFLICT (canvas_id, name) DO NOTHING`,
-		tx.db.NewID(), canvasID, env.Production, tx.now); err != nil {
-		return nil, translate(err)
+		VALUES (?, ?, ?, true, 'system', ?) ON CONFLICT (canvas_id, name) DO NOTHING`,
+		tx.NewID(), canvasID, env.Production, tx.Now); err != nil {
+		return nil, err
 	}
 	return findEnv(ctx, tx, workspaceID, canvasID, name)
 }
@@ -90,9 +97,9 @@ func ensureEnv(ctx context.Context, tx *Tx, workspaceID, canvasID, name string) 
 // FindEnvironment returns the environment p.Name of a live canvas. For
 // production it is created on demand, in a write transaction taken only
 // when it is missing; any other missing name is NOT_FOUND.
-func (db *DB) FindEnvironment(ctx context.Context, p env.FindEnvironmentParams) (*env.Environment, error) {
+func (s *Store) FindEnvironment(ctx context.Context, p env.FindEnvironmentParams) (*env.Environment, error) {
 	var e *env.Environment
-	err := db.read(ctx, func(tx *Tx) error {
+	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
 		var err error
 		e, err = findEnv(ctx, tx, p.WorkspaceID, p.CanvasID, p.Name)
 		return err
@@ -102,37 +109,44 @@ func (db *DB) FindEnvironment(ctx context.Context, p env.FindEnvironmentParams) 
 	} else if p.Name != env.Production {
 		return nil, canvas.NotFound("environment")
 	}
-	err = db.write(ctx, func(tx *Tx) error {
+	err = s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
 		var err error
 		e, err = ensureEnv(ctx, tx, p.WorkspaceID, p.CanvasID, p.Name)
 		return err
 	})
-	return e, err
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // ListEnvironments returns the environments of a live canvas, production
 // first, then by name, each with its active version.
-func (db *DB) ListEnvironments(ctx context.Context, workspaceID, canvasID string) ([]*env.Environment, error) {
+func (s *Store) ListEnvironments(ctx context.Context, workspaceID, canvasID string) ([]*env.Environment, error) {
 	var list []*env.Environment
-	err := db.read(ctx, func(tx *Tx) error {
+	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
 		if err := checkCanvas(ctx, tx, workspaceID, canvasID); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT `+envCols+liveEnv+` AND e.canvas_id = $2 ORDER BY e.is_system DESC, e.name`,
+		rows, err := tx.Query(ctx, `SELECT `+envCols+liveEnv+` AND e.canvas_id = ? ORDER BY e.is_system DESC, e.name`,
 			workspaceID, canvasID)
-		list, err = rowsOf(rows, err, func(r pgx.Rows) (*env.Environment, error) { return scanEnvironment(r) })
+		list, err = rowsOf(rows, err, func(r Rows) (*env.Environment, error) { return scanEnvironment(r) })
 		return err
 	})
-	return list, err
+	if err != nil {
+		return nil, err
+	}
+	return list, nil
 }
 
 // DeleteEnvironment removes a custom environment and its whole history;
 // production is CONFLICT.
-func (db *DB) DeleteEnvironment(ctx context.Context, workspaceID, id string) error {
-	return db.write(ctx, func(tx *Tx) error {
+func (s *Store) DeleteEnvironment(ctx context.Context, workspaceID, id string) error {
+	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
 		var system bool
-		err := tx.QueryRow(ctx, `SELECT e.is_system`+liveEnv+` AND e.id = $2 FOR UPDATE OF e`, workspaceID, id).Scan(&system)
-		if errors.Is(err, pgx.ErrNoRows) {
+		err := tx.QueryRow(ctx, `SELECT e.is_system`+liveEnv+` AND e.id = ?`+s.d.forUpdateOf("e"),
+			workspaceID, id).Scan(&system)
+		if errors.Is(err, ErrNoRows) {
 			return canvas.NotFound("environment")
 		} else if err != nil {
 			return err
@@ -140,7 +154,7 @@ func (db *DB) DeleteEnvironment(ctx context.Context, workspaceID, id string) err
 			return canvas.Errorf(canvas.ECONFLICT, "The production environment cannot be deleted.")
 		}
 		// Publications go with their environment (ON DELETE CASCADE).
-		_, err = tx.Exec(ctx, `DELETE FROM environments WHERE id = $1`, id)
+		_, err = tx.Exec(ctx, `DELETE FROM environments WHERE id = ?`, id)
 		return err
 	})
 }

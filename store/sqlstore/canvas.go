@@ -1,25 +1,21 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
 	"errors"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/promptcanvas/promptcanvas/canvas"
 )
 
 // canvasCols are the columns scanCanvas reads, in order; the last one is
-// whether the user bound to the placeholder user favorited the canvas.
-func canvasCols(user string) string {
-	return `c.id, c.title, c.project_id, c.inferences_percentage, c.layout_version,
+// whether the user bound to the query's first parameter favorited the canvas.
+const canvasCols = `c.id, c.title, c.project_id, c.inferences_percentage, c.layout_version,
 	c.workspace_id, c.custom_tags, c.allowed_credentials, c.created_by, c.updated_by, c.deleted_by,
 	c.created_at, c.updated_at, c.deleted_at,
-	EXISTS (SELECT 1 FROM favorites f WHERE f.canvas_id = c.id AND f.user_id = ` + user + `)`
-}
+	EXISTS (SELECT 1 FROM favorites f WHERE f.canvas_id = c.id AND f.user_id = ?)`
 
-func scanCanvas(r scanner, userID string) (*canvas.Canvas, error) {
+func scanCanvas(r Row, userID string) (*canvas.Canvas, error) {
 	var c canvas.Canvas
 	var fav bool
 	err := r.Scan(&c.ID, &c.Title, &c.ProjectID, &c.InferencesPercentage, &c.LayoutVersion,
@@ -35,7 +31,7 @@ func scanCanvas(r scanner, userID string) (*canvas.Canvas, error) {
 // CreateCanvas inserts c, setting its id when empty, its timestamps, and
 // UpdatedBy to CreatedBy when empty. A project id must name a project of the
 // canvas' workspace (NOT_FOUND otherwise).
-func (db *DB) CreateCanvas(ctx context.Context, c *canvas.Canvas) error {
+func (s *Store) CreateCanvas(ctx context.Context, c *canvas.Canvas) error {
 	c.CustomTags = orEmpty(c.CustomTags)
 	tags, err := jsonText(c.CustomTags)
 	if err != nil {
@@ -47,33 +43,33 @@ func (db *DB) CreateCanvas(ctx context.Context, c *canvas.Canvas) error {
 			return err
 		}
 	}
-	return db.write(ctx, func(tx *Tx) error {
+	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
 		if c.ProjectID != nil {
 			if err := checkProject(ctx, tx, c.WorkspaceID, *c.ProjectID); err != nil {
 				return err
 			}
 		}
 		if c.ID == "" {
-			c.ID = db.NewID()
+			c.ID = tx.NewID()
 		}
 		if c.UpdatedBy == "" {
 			c.UpdatedBy = c.CreatedBy
 		}
-		c.CreatedAt, c.UpdatedAt = tx.now, tx.now
+		c.CreatedAt, c.UpdatedAt = tx.Now, tx.Now
 		c.DeletedAt, c.DeletedBy = nil, nil
 		_, err := tx.Exec(ctx, `INSERT INTO canvases (id, workspace_id, project_id, title,
 			inferences_percentage, layout_version, custom_tags, allowed_credentials, created_by, updated_by,
-			created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)`,
+			created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			c.ID, c.WorkspaceID, nullString(c.ProjectID), c.Title, c.InferencesPercentage, c.LayoutVersion,
-			tags, creds, c.CreatedBy, c.UpdatedBy, tx.now)
-		return translate(err)
+			tags, creds, c.CreatedBy, c.UpdatedBy, tx.Now, tx.Now)
+		return err
 	})
 }
 
 // checkProject reports NOT_FOUND unless id names a project of the workspace.
 func checkProject(ctx context.Context, tx *Tx, workspaceID, id string) error {
 	var ok bool
-	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM projects WHERE id = $1 AND workspace_id = $2)`,
+	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM projects WHERE id = ? AND workspace_id = ?)`,
 		id, workspaceID).Scan(&ok)
 	if err == nil && !ok {
 		return canvas.NotFound("project")
@@ -83,23 +79,27 @@ func checkProject(ctx context.Context, tx *Tx, workspaceID, id string) error {
 
 // GetCanvas returns a live canvas; Favorited is filled when p.UserID is
 // set.
-func (db *DB) GetCanvas(ctx context.Context, p canvas.GetCanvasParams) (*canvas.Canvas, error) {
+func (s *Store) GetCanvas(ctx context.Context, p canvas.GetCanvasParams) (*canvas.Canvas, error) {
 	var c *canvas.Canvas
-	err := db.read(ctx, func(tx *Tx) error {
+	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
 		var err error
 		c, err = getCanvas(ctx, tx, p.WorkspaceID, p.ID, p.UserID)
 		return err
 	})
-	return c, err
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
-// qCanvasByID reads a live canvas of a workspace.
-var qCanvasByID = `SELECT ` + canvasCols("$1") + ` FROM canvases c
-	WHERE c.id = $2 AND c.workspace_id = $3 AND c.deleted_at IS NULL`
+// qCanvasByID reads a live canvas of a workspace; every canvas-scoped
+// request runs it.
+const qCanvasByID = `SELECT ` + canvasCols + ` FROM canvases c
+	WHERE c.id = ? AND c.workspace_id = ? AND c.deleted_at IS NULL`
 
 func getCanvas(ctx context.Context, tx *Tx, workspaceID, id, userID string) (*canvas.Canvas, error) {
 	c, err := scanCanvas(tx.QueryRow(ctx, qCanvasByID, userID, id, workspaceID), userID)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, ErrNoRows) {
 		return nil, canvas.NotFound("canvas")
 	}
 	return c, err
@@ -110,7 +110,7 @@ func getCanvas(ctx context.Context, tx *Tx, workspaceID, id, userID string) (*ca
 func checkCanvas(ctx context.Context, tx *Tx, workspaceID, id string) error {
 	var ok bool
 	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM canvases
-		WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL)`, id, workspaceID).Scan(&ok)
+		WHERE id = ? AND workspace_id = ? AND deleted_at IS NULL)`, id, workspaceID).Scan(&ok)
 	if err == nil && !ok {
 		return canvas.NotFound("canvas")
 	}
@@ -122,48 +122,54 @@ func checkCanvas(ctx context.Context, tx *Tx, workspaceID, id string) error {
 // f.Projects; personal drafts are those created by f.OwnerID, and none when
 // it is empty. With f.IncludeVersions each canvas gets its promoted and
 // latest versions, loaded for the whole page at once.
-func (db *DB) ListCanvases(ctx context.Context, f canvas.CanvasFilter) ([]*canvas.Canvas, error) {
+func (s *Store) ListCanvases(ctx context.Context, f canvas.CanvasFilter) ([]*canvas.Canvas, error) {
 	if f.DraftsOnly && f.OwnerID == "" {
 		return []*canvas.Canvas{}, nil
 	}
-	var p params
-	user := p.add(f.UserID)
-	where := []string{"c.workspace_id = " + p.add(f.WorkspaceID), "c.deleted_at IS NULL"}
+	where := []string{"c.workspace_id = ?", "c.deleted_at IS NULL"}
+	args := []any{f.UserID, f.WorkspaceID}
 	if f.ProjectID != nil {
-		where = append(where, "c.project_id = "+p.add(*f.ProjectID))
+		where = append(where, "c.project_id = ?")
+		args = append(args, *f.ProjectID)
 	}
-	drafts := func() string { return "c.project_id IS NULL AND c.created_by = " + p.add(f.OwnerID) }
+	drafts := "c.project_id IS NULL AND c.created_by = ?"
 	switch {
 	case f.DraftsOnly:
-		where = append(where, drafts())
+		where = append(where, drafts)
+		args = append(args, f.OwnerID)
 	default:
 		projects := "c.project_id IS NOT NULL"
 		if f.Projects != nil {
-			projects = "c.project_id = ANY(" + p.add(ids(f.Projects)) + ")"
+			projects = s.d.InIDs("c.project_id")
+			args = append(args, IDs(f.Projects))
 		}
 		if f.OwnerID != "" {
-			projects = "(" + projects + ") OR (" + drafts() + ")"
+			projects = "(" + projects + ") OR (" + drafts + ")"
+			args = append(args, f.OwnerID)
 		}
 		where = append(where, "("+projects+")")
 	}
 	var list []*canvas.Canvas
-	err := db.read(ctx, func(tx *Tx) error {
-		rows, err := tx.Query(ctx, `SELECT `+canvasCols(user)+` FROM canvases c WHERE `+
-			strings.Join(where, " AND ")+` ORDER BY c.created_at DESC, c.id`, p...)
-		list, err = rowsOf(rows, err, func(r pgx.Rows) (*canvas.Canvas, error) { return scanCanvas(r, f.UserID) })
+	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
+		rows, err := tx.Query(ctx, `SELECT `+canvasCols+` FROM canvases c WHERE `+
+			strings.Join(where, " AND ")+` ORDER BY c.created_at DESC, c.id`, args...)
+		list, err = rowsOf(rows, err, func(r Rows) (*canvas.Canvas, error) { return scanCanvas(r, f.UserID) })
 		if err != nil || !f.IncludeVersions || len(list) == 0 {
 			return err
 		}
-		return fillCanvasVersions(ctx, tx, f.WorkspaceID, list)
+		return s.fillCanvasVersions(ctx, tx, f.WorkspaceID, list)
 	})
-	return list, err
+	if err != nil {
+		return nil, err
+	}
+	return list, nil
 }
 
 // fillCanvasVersions sets Versions on every canvas of list with three
 // queries in all: the ids of the latest and promoted versions, then those
 // versions with their messages.
-func fillCanvasVersions(ctx context.Context, tx *Tx, workspaceID string, list []*canvas.Canvas) error {
-	canvasIDs := make([]string, len(list))
+func (s *Store) fillCanvasVersions(ctx context.Context, tx *Tx, workspaceID string, list []*canvas.Canvas) error {
+	canvasIDs := make(IDs, len(list))
 	for i, c := range list {
 		canvasIDs[i] = c.ID
 		c.Versions = &canvas.CanvasVersions{}
@@ -171,25 +177,25 @@ func fillCanvasVersions(ctx context.Context, tx *Tx, workspaceID string, list []
 	type pick struct{ canvasID, versionID, kind string }
 	rows, err := tx.Query(ctx, `
 		SELECT v.canvas_id, v.id, 'latest' FROM versions v
-		WHERE v.canvas_id = ANY($1) AND v.deleted_at IS NULL
+		WHERE `+s.d.InIDs("v.canvas_id")+` AND v.deleted_at IS NULL
 		  AND v.version_index = (SELECT MAX(v2.version_index) FROM versions v2
 		                         WHERE v2.canvas_id = v.canvas_id AND v2.deleted_at IS NULL)
 		UNION ALL
 		SELECT e.canvas_id, p.version_id, 'promoted' FROM environments e
 		JOIN publications p ON p.environment_id = e.id AND p.is_active
-		WHERE e.canvas_id = ANY($1) AND e.name = 'production' AND e.is_system`, canvasIDs)
-	picks, err := rowsOf(rows, err, func(r pgx.Rows) (pick, error) {
+		WHERE `+s.d.InIDs("e.canvas_id")+` AND e.name = 'production' AND e.is_system`, canvasIDs, canvasIDs)
+	picks, err := rowsOf(rows, err, func(r Rows) (pick, error) {
 		var p pick
 		return p, r.Scan(&p.canvasID, &p.versionID, &p.kind)
 	})
 	if err != nil || len(picks) == 0 {
 		return err
 	}
-	versionIDs := make([]string, len(picks))
+	versionIDs := make(IDs, len(picks))
 	for i, p := range picks {
 		versionIDs[i] = p.versionID
 	}
-	versions, err := queryVersions(ctx, tx, workspaceID, "v.id = ANY($2)", versionIDs)
+	versions, err := s.queryVersions(ctx, tx, workspaceID, s.d.InIDs("v.id"), versionIDs)
 	if err != nil {
 		return err
 	}
@@ -215,20 +221,20 @@ func fillCanvasVersions(ctx context.Context, tx *Tx, workspaceID string, list []
 // UpdateCanvas applies p.Update to a live canvas, records p.By as its
 // updater, and returns it. Favorited sets or clears p.UserID's favorite and
 // needs a user.
-func (db *DB) UpdateCanvas(ctx context.Context, p canvas.UpdateCanvasParams) (*canvas.Canvas, error) {
+func (s *Store) UpdateCanvas(ctx context.Context, p canvas.UpdateCanvasParams) (*canvas.Canvas, error) {
 	workspaceID, id, upd, by, userID := p.WorkspaceID, p.ID, p.Update, p.By, p.UserID
 	if upd.Favorited != nil && userID == "" {
 		return nil, canvas.Invalid("Only a user can favorite a canvas.",
 			canvas.Detail{Path: "/json/favorited", Message: "requires a token with a user identity"})
 	}
 	var out *canvas.Canvas
-	err := db.write(ctx, func(tx *Tx) error {
+	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
 		if err := checkCanvas(ctx, tx, workspaceID, id); err != nil {
 			return err
 		}
 		var set setList
 		set.add("updated_by", by)
-		set.add("updated_at", tx.now)
+		set.add("updated_at", tx.Now)
 		if upd.Title != nil {
 			set.add("title", *upd.Title)
 		}
@@ -263,34 +269,37 @@ func (db *DB) UpdateCanvas(ctx context.Context, p canvas.UpdateCanvasParams) (*c
 			}
 			set.add("allowed_credentials", creds)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE canvases SET `+set.sql()+` WHERE id = `+set.args.add(id), set.args...); err != nil {
-			return translate(err)
+		if _, err := tx.Exec(ctx, `UPDATE canvases SET `+set.sql()+` WHERE id = ?`, append(set.args, id)...); err != nil {
+			return err
 		}
 		if upd.Favorited != nil {
-			q := `DELETE FROM favorites WHERE user_id = $1 AND canvas_id = $2`
+			q := `DELETE FROM favorites WHERE user_id = ? AND canvas_id = ?`
 			if *upd.Favorited {
-				q = `INSERT INTO favorites (user_id, canvas_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`
+				q = `INSERT INTO favorites (user_id, canvas_id) VALUES (?, ?) ON CONFLICT DO NOTHING`
 			}
 			if _, err := tx.Exec(ctx, q, userID, id); err != nil {
-				return translate(err)
+				return err
 			}
 		}
 		var err error
 		out, err = getCanvas(ctx, tx, workspaceID, id, userID)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // DeleteCanvas soft-deletes a live canvas. Its versions, messages,
 // environments and publications stay in the database but are unreachable.
-func (db *DB) DeleteCanvas(ctx context.Context, p canvas.DeleteCanvasParams) error {
-	return db.write(ctx, func(tx *Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE canvases SET deleted_at = $1, deleted_by = $2, updated_at = $1, updated_by = $2
-			WHERE id = $3 AND workspace_id = $4 AND deleted_at IS NULL`, tx.now, p.By, p.ID, p.WorkspaceID)
+func (s *Store) DeleteCanvas(ctx context.Context, p canvas.DeleteCanvasParams) error {
+	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+		n, err := tx.Exec(ctx, `UPDATE canvases SET deleted_at = ?, deleted_by = ?, updated_at = ?, updated_by = ?
+			WHERE id = ? AND workspace_id = ? AND deleted_at IS NULL`, tx.Now, p.By, tx.Now, p.By, p.ID, p.WorkspaceID)
 		if err != nil {
 			return err
-		} else if tag.RowsAffected() == 0 {
+		} else if n == 0 {
 			return canvas.NotFound("canvas")
 		}
 		return nil
