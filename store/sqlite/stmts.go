@@ -1,5 +1,7 @@
 package sqlite
 
+import "github.com/promptcanvas/promptcanvas/store/sqlstore"
+
 // Hot statements are prepared once per pool at Open, because parsing SQL
 // costs as much as running these statements; Tx.exec, Tx.query and
 // Tx.queryRow use the prepared form when a query's text is listed for the
@@ -51,7 +53,7 @@ func hotReads() []string {
 		qPubPage,
 		versionsQuery(versionByID),
 		qMessagesOfVersions,
-		qAPIKeyByHash,
+		sqlstore.QAPIKeyByHash,
 		qCanvasByID,
 		qFindEnv,
 		qApplicationsOfCanvas,
