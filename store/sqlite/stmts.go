@@ -46,7 +46,7 @@ func hotWrites() []string {
 // API-key check, the canvas and environment lookups every environment
 // read starts with, the applications a publish's event could reach, the
 // queue's idle poll (jobs.go) and the backlog count of every request that
-// adds model work (backlog.go).
+// adds model work (sqlstore/queuestats.go).
 func hotReads() []string {
 	return []string{
 		qLastSeq,
@@ -58,6 +58,6 @@ func hotReads() []string {
 		qFindEnv,
 		qApplicationsOfCanvas,
 		qAnyDue,
-		qCountQueued,
+		sqlstore.SQLite.QCountQueued(),
 	}
 }
