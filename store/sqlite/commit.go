@@ -20,10 +20,10 @@ import (
 // that of one transaction per write. There is no background goroutine to
 // stop: a leader exists only while writes wait.
 //
-// Publishes (batch.go), run records (runs_batch.go), the outcomes of queue
-// jobs (jobs.go) and the step states of workflow runs (workflows.go) each
-// have their own committer, so that one kind of write never waits behind a
-// long batch of another's.
+// Publishes (batch.go), run records (runs_batch.go), the claims and
+// outcomes of queue jobs (jobs.go, sqlstore's Jobs group) and the step
+// states of workflow runs (workflows.go) each have their own committer, so
+// that one kind of write never waits behind a long batch of another's.
 
 // maxCommitBatch bounds how many writes share one commit.
 const maxCommitBatch = 64

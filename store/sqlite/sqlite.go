@@ -64,9 +64,9 @@ type DB struct {
 
 	// publishCommits groups the commits of concurrent publishes (batch.go),
 	// runCommits those of run records, their jobs, starts and ends (runs.go,
-	// runs_batch.go), jobCommits those of the outcomes of queue jobs
-	// (jobs.go), workflowCommits those of the step states of workflow runs
-	// (workflows.go). See commit.go.
+	// runs_batch.go), jobCommits those of the claims and outcomes of
+	// queue jobs (jobs.go, sqlstore's Jobs group), workflowCommits those
+	// of the step states of workflow runs (workflows.go). See commit.go.
 	publishCommits  committer
 	runCommits      committer
 	jobCommits      committer
