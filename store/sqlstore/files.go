@@ -69,23 +69,12 @@ func (s *Store) CreateFile(ctx context.Context, f *vault.File, job *queue.Job) e
 
 // GetFile returns a file of the workspace.
 func (s *Store) GetFile(ctx context.Context, workspaceID, id string) (*vault.File, error) {
-	return s.readFile(ctx, `SELECT `+fileCols+` FROM files WHERE workspace_id = ? AND id = ?`, workspaceID, id)
+	return getOne(ctx, s, "file", scanFile, `SELECT `+fileCols+` FROM files WHERE workspace_id = ? AND id = ?`, workspaceID, id)
 }
 
 // LookupFile returns a file by id alone.
 func (s *Store) LookupFile(ctx context.Context, id string) (*vault.File, error) {
-	return s.readFile(ctx, `SELECT `+fileCols+` FROM files WHERE id = ?`, id)
-}
-
-// readFile reads the file that the one-row query q selects.
-func (s *Store) readFile(ctx context.Context, q string, args ...any) (*vault.File, error) {
-	var f *vault.File
-	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
-		var err error
-		f, err = fileOrNotFound(scanFile(tx.QueryRow(ctx, q, args...)))
-		return err
-	})
-	return f, err
+	return getOne(ctx, s, "file", scanFile, `SELECT `+fileCols+` FROM files WHERE id = ?`, id)
 }
 
 // MarkUploaded moves a pending file to uploaded. The status check and the

@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
@@ -23,16 +22,7 @@ func ScanJob(r Row) (*queue.Job, error) {
 
 // GetJob returns a job by id.
 func (s *Store) GetJob(ctx context.Context, id string) (*queue.Job, error) {
-	var j *queue.Job
-	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
-		var err error
-		j, err = ScanJob(tx.QueryRow(ctx, `SELECT `+JobCols+` FROM jobs WHERE id = ?`, id))
-		return err
-	})
-	if errors.Is(err, ErrNoRows) {
-		return nil, canvas.NotFound("job")
-	}
-	return j, err
+	return getOne(ctx, s, "job", ScanJob, `SELECT `+JobCols+` FROM jobs WHERE id = ?`, id)
 }
 
 // leased runs an UPDATE of the running job id whose lease owner holds:

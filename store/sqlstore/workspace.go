@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"errors"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 )
@@ -41,27 +40,12 @@ func (s *Store) GetWorkspaceByName(ctx context.Context, name string) (*canvas.Wo
 // getWorkspace reads the workspace whose unique column ("id" or "name",
 // never caller input) equals value.
 func (s *Store) getWorkspace(ctx context.Context, column, value string) (*canvas.Workspace, error) {
-	var w *canvas.Workspace
-	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
-		var err error
-		w, err = scanWorkspace(tx.QueryRow(ctx, `SELECT `+workspaceCols+` FROM workspaces WHERE `+column+` = ?`, value))
-		return err
-	})
-	if errors.Is(err, ErrNoRows) {
-		return nil, canvas.NotFound("workspace")
-	}
-	return w, err
+	return getOne(ctx, s, "workspace", scanWorkspace, `SELECT `+workspaceCols+` FROM workspaces WHERE `+column+` = ?`, value)
 }
 
 // ListWorkspaces returns every workspace, oldest first.
 func (s *Store) ListWorkspaces(ctx context.Context) ([]*canvas.Workspace, error) {
-	var ws []*canvas.Workspace
-	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
-		rows, err := tx.Query(ctx, `SELECT `+workspaceCols+` FROM workspaces ORDER BY created_at, id`)
-		ws, err = rowsOf(rows, err, func(r Rows) (*canvas.Workspace, error) { return scanWorkspace(r) })
-		return err
-	})
-	return ws, err
+	return getAll(ctx, s, scanWorkspace, `SELECT `+workspaceCols+` FROM workspaces ORDER BY created_at, id`)
 }
 
 // CreateProject inserts p into its workspace, which must exist, setting its
@@ -87,29 +71,14 @@ func scanProject(r Row) (*canvas.Project, error) {
 
 // GetProject returns a project of the workspace.
 func (s *Store) GetProject(ctx context.Context, workspaceID, id string) (*canvas.Project, error) {
-	var p *canvas.Project
-	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
-		var err error
-		p, err = scanProject(tx.QueryRow(ctx,
-			`SELECT `+projectCols+` FROM projects WHERE id = ? AND workspace_id = ?`, id, workspaceID))
-		return err
-	})
-	if errors.Is(err, ErrNoRows) {
-		return nil, canvas.NotFound("project")
-	}
-	return p, err
+	return getOne(ctx, s, "project", scanProject,
+		`SELECT `+projectCols+` FROM projects WHERE id = ? AND workspace_id = ?`, id, workspaceID)
 }
 
 // ListProjects returns the projects of a workspace, oldest first.
 func (s *Store) ListProjects(ctx context.Context, workspaceID string) ([]*canvas.Project, error) {
-	var ps []*canvas.Project
-	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
-		rows, err := tx.Query(ctx,
-			`SELECT `+projectCols+` FROM projects WHERE workspace_id = ? ORDER BY created_at, id`, workspaceID)
-		ps, err = rowsOf(rows, err, func(r Rows) (*canvas.Project, error) { return scanProject(r) })
-		return err
-	})
-	return ps, err
+	return getAll(ctx, s, scanProject,
+		`SELECT `+projectCols+` FROM projects WHERE workspace_id = ? ORDER BY created_at, id`, workspaceID)
 }
 
 // CreateAPIKey inserts k, whose Hash is already set, setting its id when
@@ -148,34 +117,14 @@ func scanAPIKey(r Row) (*canvas.APIKey, error) {
 
 // GetAPIKeyByHash returns the key with that hash, revoked or not.
 func (s *Store) GetAPIKeyByHash(ctx context.Context, hash string) (*canvas.APIKey, error) {
-	return s.getAPIKey(ctx, QAPIKeyByHash, hash)
-}
-
-// getAPIKey reads the key that the one-row query q selects.
-func (s *Store) getAPIKey(ctx context.Context, q string, args ...any) (*canvas.APIKey, error) {
-	var k *canvas.APIKey
-	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
-		var err error
-		k, err = scanAPIKey(tx.QueryRow(ctx, q, args...))
-		return err
-	})
-	if errors.Is(err, ErrNoRows) {
-		return nil, canvas.NotFound("API key")
-	}
-	return k, err
+	return getOne(ctx, s, "API key", scanAPIKey, QAPIKeyByHash, hash)
 }
 
 // ListAPIKeys returns the keys of a workspace, or of every workspace when
 // workspaceID is empty, oldest first.
 func (s *Store) ListAPIKeys(ctx context.Context, workspaceID string) ([]*canvas.APIKey, error) {
-	var ks []*canvas.APIKey
-	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
-		rows, err := tx.Query(ctx, `SELECT `+apiKeyCols+` FROM api_keys
-			WHERE ? = '' OR workspace_id = ? ORDER BY created_at, id`, workspaceID, workspaceID)
-		ks, err = rowsOf(rows, err, func(r Rows) (*canvas.APIKey, error) { return scanAPIKey(r) })
-		return err
-	})
-	return ks, err
+	return getAll(ctx, s, scanAPIKey, `SELECT `+apiKeyCols+` FROM api_keys
+		WHERE ? = '' OR workspace_id = ? ORDER BY created_at, id`, workspaceID, workspaceID)
 }
 
 // PageAPIKeys returns the keys of a workspace from offset on, at most
@@ -190,7 +139,8 @@ func (s *Store) PageAPIKeys(ctx context.Context, workspaceID string, limit, offs
 // GetAPIKey returns a key of the workspace, revoked or not; a key of
 // another workspace is NOT_FOUND.
 func (s *Store) GetAPIKey(ctx context.Context, workspaceID, id string) (*canvas.APIKey, error) {
-	return s.getAPIKey(ctx, `SELECT `+apiKeyCols+` FROM api_keys WHERE workspace_id = ? AND id = ?`, workspaceID, id)
+	return getOne(ctx, s, "API key", scanAPIKey,
+		`SELECT `+apiKeyCols+` FROM api_keys WHERE workspace_id = ? AND id = ?`, workspaceID, id)
 }
 
 // RevokeAPIKey sets RevokedAt; revoking a revoked key is a no-op, and an
