@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"sort"
 	"time"
 
@@ -10,20 +9,11 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/store/sqlstore"
 )
 
 // Compile-time check that DB implements the queue's Store.
 var _ queue.Store = (*DB)(nil)
-
-// jobCols are the columns scanJob reads, in order, from jobs.
-const jobCols = `id, workspace_id, kind, ref_id, payload, status, attempts, max_attempts, run_at,
-	COALESCE(lease_owner, ''), lease_until, last_error, trace, created_at, updated_at`
-
-func scanJob(r scanner) (*queue.Job, error) {
-	var j queue.Job
-	return &j, r.Scan(&j.ID, &j.WorkspaceID, &j.Kind, &j.RefID, rawCol{&j.Payload}, &j.Status, &j.Attempts,
-		&j.MaxAttempts, &j.RunAt, &j.LeaseOwner, &j.LeaseUntil, &j.LastError, &j.Trace, &j.CreatedAt, &j.UpdatedAt)
-}
 
 // jobTrace returns the trace context to record with a job enqueued under
 // ctx.
@@ -105,7 +95,7 @@ const (
 		updated_at = $3
 		WHERE id = ANY($4)
 		AND ((status = 'queued' AND run_at <= $3) OR (status = 'running' AND lease_until < $3))
-		RETURNING ` + jobCols
+		RETURNING ` + sqlstore.JobCols
 )
 
 // dueJob is a due job's place in the claim's order.
@@ -186,7 +176,7 @@ func (db *DB) ClaimJobs(ctx context.Context, owner string, kinds []string, n int
 			return nil // commits what qExhaust failed
 		}
 		rows, err := tx.Query(ctx, qClaim, owner, instant(tx.now.Add(lease)), tx.now, due)
-		jobs, err = rowsOf(rows, err, func(r pgx.Rows) (*queue.Job, error) { return scanJob(r) })
+		jobs, err = rowsOf(rows, err, func(r pgx.Rows) (*queue.Job, error) { return sqlstore.ScanJob(r) })
 		return err
 	})
 	if err != nil {
@@ -204,87 +194,6 @@ func (db *DB) ClaimJobs(ctx context.Context, owner string, kinds []string, n int
 	return jobs, nil
 }
 
-// leased runs, in its own transaction, an UPDATE of the running job id
-// whose lease owner holds; the statement's parameters are id ($1), owner
-// ($2), the transaction's time ($3), then extra(now) when extra is not
-// nil. When no row changed the job is NOT_FOUND if it does not exist and
-// CONFLICT otherwise: its lease was lost. notify makes the commit wake the
-// workers (the job is due again).
-func (db *DB) leased(ctx context.Context, set, id, owner string, extra func(now time.Time) []any, notify func(now time.Time) bool) error {
-	return db.write(ctx, func(tx *Tx) error {
-		args := []any{id, owner, tx.now}
-		if extra != nil {
-			args = append(args, extra(tx.now)...)
-		}
-		tag, err := tx.Exec(ctx, `UPDATE jobs SET `+set+` WHERE id = $1 AND lease_owner = $2 AND status = 'running'`, args...)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			var exists bool
-			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM jobs WHERE id = $1)`, id).Scan(&exists); err != nil {
-				return err
-			} else if !exists {
-				return canvas.NotFound("job")
-			}
-			return canvas.Errorf(canvas.ECONFLICT, "The lease of job %s is not held by %s.", id, owner)
-		}
-		if notify != nil && notify(tx.now) {
-			return notifyJob(ctx, tx)
-		}
-		return nil
-	})
-}
-
-// HeartbeatJob extends owner's lease to now+lease.
-func (db *DB) HeartbeatJob(ctx context.Context, id, owner string, lease time.Duration) error {
-	return db.leased(ctx, `lease_until = $4, updated_at = $3`, id, owner, func(now time.Time) []any {
-		return []any{instant(now.Add(lease))}
-	}, nil)
-}
-
-// CompleteJob marks the job succeeded and clears its lease.
-func (db *DB) CompleteJob(ctx context.Context, id, owner string) error {
-	return db.leased(ctx, `status = 'succeeded', lease_owner = NULL, lease_until = NULL, updated_at = $3`, id, owner, nil, nil)
-}
-
-// RetryJob queues the job again, due at p.RunAt, recording p.LastError.
-func (db *DB) RetryJob(ctx context.Context, p queue.RetryJobParams) error {
-	runAt := instant(p.RunAt)
-	return db.leased(ctx, `status = 'queued', run_at = $4, last_error = $5, lease_owner = NULL,
-		lease_until = NULL, updated_at = $3`, p.ID, p.Owner, func(time.Time) []any {
-		return []any{runAt, p.LastError}
-	}, func(now time.Time) bool { return !runAt.After(now) })
-}
-
-// FailJob marks the job failed for good, recording p.LastError.
-func (db *DB) FailJob(ctx context.Context, p queue.FailJobParams) error {
-	return db.leased(ctx, `status = 'failed', last_error = $4, lease_owner = NULL, lease_until = NULL,
-		updated_at = $3`, p.ID, p.Owner, func(time.Time) []any { return []any{p.LastError} }, nil)
-}
-
-// ReleaseJob queues the job again, due now, and takes back the claim's
-// attempt; the commit wakes the workers of every process.
-func (db *DB) ReleaseJob(ctx context.Context, id, owner string) error {
-	return db.leased(ctx, `status = 'queued', run_at = $3, attempts = GREATEST(attempts - 1, 0), lease_owner = NULL,
-		lease_until = NULL, updated_at = $3`, id, owner, nil, func(time.Time) bool { return true })
-}
-
-// CancelJobs cancels every queued or running job serving refID and returns
-// how many it cancelled; an empty refID cancels nothing.
-func (db *DB) CancelJobs(ctx context.Context, refID string) (int, error) {
-	if refID == "" {
-		return 0, nil
-	}
-	var n int
-	err := db.write(ctx, func(tx *Tx) error {
-		var err error
-		n, err = cancelJobs(ctx, tx, refID)
-		return err
-	})
-	return n, err
-}
-
 // cancelJobs cancels, inside tx, every queued or running job serving refID
 // and returns how many it cancelled, so that a record's own state change
 // and the cancellation of its jobs commit together.
@@ -295,13 +204,4 @@ func cancelJobs(ctx context.Context, tx *Tx, refID string) (int, error) {
 		return 0, err
 	}
 	return int(tag.RowsAffected()), nil
-}
-
-// GetJob returns a job by id.
-func (db *DB) GetJob(ctx context.Context, id string) (*queue.Job, error) {
-	j, err := scanJob(db.pool.QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE id = $1`, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, canvas.NotFound("job")
-	}
-	return j, err
 }

@@ -20,7 +20,7 @@ import (
 // that of one transaction per write. There is no background goroutine to
 // stop: a leader exists only while writes wait.
 //
-// Publishes, run records, the outcomes of queue jobs and the step states of
+// Publishes, run records, the claims and outcomes of queue jobs and the step states of
 // workflow runs (the sqlstore.Group of each write) each have their own
 // committer, so that one kind of write never waits behind a long batch of
 // another's.

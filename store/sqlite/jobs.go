@@ -3,27 +3,16 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"sort"
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/store/sqlstore"
 )
 
 // Compile-time check that DB implements the queue's Store.
 var _ queue.Store = (*DB)(nil)
-
-// jobCols are the columns scanJob reads, in order, from jobs.
-const jobCols = `id, workspace_id, kind, ref_id, payload, status, attempts, max_attempts, run_at,
-	COALESCE(lease_owner, ''), lease_until, last_error, trace, created_at, updated_at`
-
-func scanJob(r interface{ Scan(...any) error }) (*queue.Job, error) {
-	var j queue.Job
-	return &j, r.Scan(&j.ID, &j.WorkspaceID, &j.Kind, &j.RefID, rawCol{&j.Payload}, &j.Status, &j.Attempts,
-		&j.MaxAttempts, timeCol{&j.RunAt}, &j.LeaseOwner, nullTimeCol{&j.LeaseUntil}, &j.LastError,
-		&j.Trace, timeCol{&j.CreatedAt}, timeCol{&j.UpdatedAt})
-}
 
 // insertJob writes j inside tx, so that a record and the job that serves it
 // commit together. It sets ID when empty, Status queued, Attempts 0, RunAt
@@ -92,7 +81,7 @@ const (
 		updated_at = ?3
 		WHERE id IN (SELECT value FROM json_each(?4))
 		AND ((status = 'queued' AND run_at <= ?3) OR (status = 'running' AND lease_until < ?3))
-		RETURNING ` + jobCols
+		RETURNING ` + sqlstore.JobCols
 )
 
 // dueJob is a due job's place in the claim's order, its columns as stored:
@@ -154,8 +143,8 @@ func (db *DB) ClaimJobs(ctx context.Context, owner string, kinds []string, n int
 		return []*queue.Job{}, nil
 	}
 	// The claim shares its commit with the outcomes and heartbeats of the
-	// jobs running meanwhile and with the other lanes' claims (the
-	// committer of leased), under its own savepoint: slots free as jobs
+	// jobs running meanwhile (sqlstore's Jobs group) and with the other
+	// lanes' claims, under its own savepoint: slots free as jobs
 	// end, and each refill would otherwise cost a disk flush of its own.
 	var jobs []*queue.Job
 	err := db.groupCommit(ctx, &db.jobCommits, func(ctx context.Context, tx *Tx) error {
@@ -178,7 +167,7 @@ func (db *DB) ClaimJobs(ctx context.Context, owner string, kinds []string, n int
 			return nil // commits what qExhaust failed
 		}
 		rows, err := tx.query(ctx, qClaim, owner, formatTime(tx.now.Add(lease)), now, idList(due))
-		jobs, err = rowsOf(rows, err, func(r *sql.Rows) (*queue.Job, error) { return scanJob(r) })
+		jobs, err = rowsOf(rows, err, func(r *sql.Rows) (*queue.Job, error) { return sqlstore.ScanJob(sqlRows{r}) })
 		return err
 	})
 	if err != nil {
@@ -196,96 +185,6 @@ func (db *DB) ClaimJobs(ctx context.Context, owner string, kinds []string, n int
 	return jobs, nil
 }
 
-// leased runs an UPDATE of the running job id whose lease owner holds; the
-// statement's parameters are id, owner, the transaction's time, then
-// extra(now) when extra is not nil. When no row changed the job is
-// NOT_FOUND if it does not exist and CONFLICT otherwise: its lease was
-// lost. Concurrent calls share commits (group commit, commit.go), each
-// under its own savepoint, so that one worker's outcomes and heartbeats do
-// not cost a disk flush each; every call still returns only once its own
-// write is durable, and fails alone.
-func (db *DB) leased(ctx context.Context, set, id, owner string, extra func(now time.Time) []any) error {
-	return db.groupCommit(ctx, &db.jobCommits, func(ctx context.Context, tx *Tx) error {
-		return leasedTx(ctx, tx, set, id, owner, extra)
-	})
-}
-
-// leasedTx is leased inside tx.
-func leasedTx(ctx context.Context, tx *Tx, set, id, owner string, extra func(now time.Time) []any) error {
-	q := `UPDATE jobs SET ` + set + ` WHERE id = ?1 AND lease_owner = ?2 AND status = 'running'`
-	args := []any{id, owner, formatTime(tx.now)}
-	if extra != nil {
-		args = append(args, extra(tx.now)...)
-	}
-	res, err := tx.exec(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
-		var exists bool
-		if err := tx.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM jobs WHERE id = ?)`, id).Scan(&exists); err != nil {
-			return err
-		} else if !exists {
-			return canvas.NotFound("job")
-		}
-		return canvas.Errorf(canvas.ECONFLICT, "The lease of job %s is not held by %s.", id, owner)
-	}
-	return nil
-}
-
-// HeartbeatJob extends owner's lease to now+lease.
-func (db *DB) HeartbeatJob(ctx context.Context, id, owner string, lease time.Duration) error {
-	return db.leased(ctx, `lease_until = ?4, updated_at = ?3`, id, owner, func(now time.Time) []any {
-		return []any{formatTime(now.Add(lease))}
-	})
-}
-
-// CompleteJob marks the job succeeded and clears its lease.
-func (db *DB) CompleteJob(ctx context.Context, id, owner string) error {
-	return db.leased(ctx, `status = 'succeeded', lease_owner = NULL, lease_until = NULL, updated_at = ?3`, id, owner, nil)
-}
-
-// RetryJob queues the job again, due at p.RunAt, recording p.LastError.
-func (db *DB) RetryJob(ctx context.Context, p queue.RetryJobParams) error {
-	return db.leased(ctx, `status = 'queued', run_at = ?4, last_error = ?5, lease_owner = NULL,
-		lease_until = NULL, updated_at = ?3`, p.ID, p.Owner, func(time.Time) []any {
-		return []any{formatTime(p.RunAt), p.LastError}
-	})
-}
-
-// FailJob marks the job failed for good, recording p.LastError.
-func (db *DB) FailJob(ctx context.Context, p queue.FailJobParams) error {
-	return db.leased(ctx, `status = 'failed', last_error = ?4, lease_owner = NULL, lease_until = NULL,
-		updated_at = ?3`, p.ID, p.Owner, func(time.Time) []any { return []any{p.LastError} })
-}
-
-// ReleaseJob queues the job again, due now, and takes back the claim's
-// attempt.
-func (db *DB) ReleaseJob(ctx context.Context, id, owner string) error {
-	return db.leased(ctx, `status = 'queued', run_at = ?3, attempts = MAX(attempts - 1, 0), lease_owner = NULL,
-		lease_until = NULL, updated_at = ?3`, id, owner, nil)
-}
-
-// CancelJobs cancels every queued or running job serving refID and returns
-// how many it cancelled; an empty refID cancels nothing.
-func (db *DB) CancelJobs(ctx context.Context, refID string) (int, error) {
-	if refID == "" {
-		return 0, nil
-	}
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback()
-	n, err := cancelJobs(ctx, tx, refID)
-	if err != nil {
-		return 0, err
-	}
-	return n, tx.Commit()
-}
-
 // cancelJobs cancels, inside tx, every queued or running job serving refID
 // and returns how many it cancelled, so that a record's own state change
 // and the cancellation of its jobs commit together.
@@ -297,13 +196,4 @@ func cancelJobs(ctx context.Context, tx *Tx, refID string) (int, error) {
 	}
 	n, err := res.RowsAffected()
 	return int(n), err
-}
-
-// GetJob returns a job by id.
-func (db *DB) GetJob(ctx context.Context, id string) (*queue.Job, error) {
-	j, err := scanJob(db.read.QueryRowContext(ctx, `SELECT `+jobCols+` FROM jobs WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, canvas.NotFound("job")
-	}
-	return j, err
 }

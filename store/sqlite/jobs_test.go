@@ -31,25 +31,38 @@ func TestDB_JobOutcomeBatch(t *testing.T) {
 
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	write := func(set, id, owner string) func(context.Context, *Tx) error {
-		return func(ctx context.Context, tx *Tx) error { return leasedTx(ctx, tx, set, id, owner, nil) }
+	// The test leads the jobs' committer: each call waits in its queue,
+	// in the order made, until the test runs them as one batch.
+	c := &db.jobCommits
+	pending := func() int {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return len(c.pending)
 	}
-	const complete = `status = 'succeeded', lease_owner = NULL, lease_until = NULL, updated_at = ?3`
-	batch := []*commitRequest{
-		{ctx: ctx, write: write(complete, jobs[0].ID, "w1")},
-		{ctx: ctx, write: write(complete, "4b0c55a4-0d3d-4b8e-8f3e-0f3c1e9f3a10", "w1")},
-		{ctx: ctx, write: write(complete, jobs[1].ID, "w2")},
-		{ctx: cancelled, write: write(complete, jobs[2].ID, "w1")},
-		{ctx: ctx, write: write(`status = 'failed', last_error = 'x', updated_at = ?3`, jobs[1].ID, "w1")},
+	c.mu.Lock()
+	c.leading = true
+	c.mu.Unlock()
+	calls := []func() error{
+		func() error { return db.CompleteJob(ctx, jobs[0].ID, "w1") },
+		func() error { return db.CompleteJob(ctx, "4b0c55a4-0d3d-4b8e-8f3e-0f3c1e9f3a10", "w1") },
+		func() error { return db.CompleteJob(ctx, jobs[1].ID, "w2") },
+		func() error { return db.CompleteJob(cancelled, jobs[2].ID, "w1") },
+		func() error {
+			return db.FailJob(ctx, queue.FailJobParams{ID: jobs[1].ID, Owner: "w1", LastError: "x"})
+		},
 	}
-	for _, req := range batch {
-		req.done = make(chan error, 1)
+	done := make([]chan error, len(calls))
+	for i, call := range calls {
+		done[i] = make(chan error, 1)
+		go func() { done[i] <- call() }()
+		require.Eventually(t, func() bool { return pending() == i+1 }, 10*time.Second, time.Millisecond)
 	}
-	db.commitBatch(&committer{name: "test"}, batch)
-	errs := make([]error, len(batch))
-	for i, req := range batch {
-		errs[i] = <-req.done
+	db.commitBatches(c)
+	errs := make([]error, len(calls))
+	for i := range calls {
+		errs[i] = <-done[i]
 	}
+	require.Zero(t, pending())
 	require.NoError(t, errs[0])
 	assert.Equal(t, canvas.ENOTFOUND, canvas.ErrorCode(errs[1]), "a missing job fails alone")
 	assert.Equal(t, canvas.ECONFLICT, canvas.ErrorCode(errs[2]), "a lost lease fails alone")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -13,32 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-func TestDB_PurgeUsesEndedIndexes(t *testing.T) {
-	db := mustOpen(t, filepath.Join(t.TempDir(), "canvas.db"))
-	ctx := context.Background()
-	for q, index := range map[string]string{
-		qPurgeJobs:         "jobs_ended",
-		qPurgeDeliveries:   "webhook_deliveries_ended",
-		qPurgeRuns:         "runs_ended",
-		qEndedWorkflowRuns: "workflow_runs_ended",
-	} {
-		rows, err := db.read.QueryContext(ctx, `EXPLAIN QUERY PLAN `+q, formatTime(time.Now()), 500)
-		var plan []string
-		for err == nil && rows.Next() {
-			var id, parent, notUsed int
-			var detail string
-			require.NoError(t, rows.Scan(&id, &parent, &notUsed, &detail))
-			plan = append(plan, detail)
-		}
-		require.NoError(t, err)
-		require.NoError(t, rows.Err())
-		rows.Close()
-		joined := strings.Join(plan, "\n")
-		assert.Contains(t, joined, "USING INDEX "+index, "plan of %s", q)
-		assert.NotContains(t, joined, "TEMP B-TREE", "the index gives the order: %s", q)
-	}
-}
 
 func TestDB_PurgeDeliveries_Attempts(t *testing.T) {
 	db := mustOpen(t, filepath.Join(t.TempDir(), "canvas.db"))

@@ -64,7 +64,7 @@ type DB struct {
 
 	// publishCommits, runCommits, jobCommits and workflowCommits group the
 	// commits of the writes of each sqlstore.Group: publishes, run records
-	// (their jobs, starts and ends), the outcomes of queue jobs, and the
+	// (their jobs, starts and ends), the claims and outcomes of queue jobs, and the
 	// step states of workflow runs. See commit.go.
 	publishCommits  committer
 	runCommits      committer

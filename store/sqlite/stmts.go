@@ -42,13 +42,13 @@ func hotWrites() []string {
 // API-key check, the canvas and environment lookups every environment
 // read starts with, the applications a publish's event could reach, the
 // queue's idle poll (jobs.go) and the backlog count of every request that
-// adds model work (backlog.go).
+// adds model work (sqlstore/queuestats.go).
 func hotReads() []string {
 	_, canvases := sqlstore.HotCanvasQueries()
 	return append(canvases,
-		qAPIKeyByHash,
+		sqlstore.QAPIKeyByHash,
 		sqlstore.QApplicationsOfCanvas,
 		qAnyDue,
-		qCountQueued,
+		sqlstore.SQLite.QCountQueued(),
 	)
 }

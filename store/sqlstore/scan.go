@@ -3,9 +3,12 @@ package sqlstore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
 )
 
 // jsonCol scans a JSON text column into v; NULL leaves v as it is.
@@ -156,4 +159,32 @@ func listPage[T any](ctx context.Context, s *Store, q listQuery, scan func(Rows)
 		return nil, 0, err
 	}
 	return page, total, nil
+}
+
+// getOne reads, in a read-only transaction, the one row that q selects,
+// by scan; no row is NOT_FOUND, naming what.
+func getOne[T any](ctx context.Context, s *Store, what string, scan func(Row) (T, error), q string, args ...any) (T, error) {
+	var v T
+	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
+		var err error
+		v, err = scan(tx.QueryRow(ctx, q, args...))
+		return err
+	})
+	if errors.Is(err, ErrNoRows) {
+		var zero T
+		return zero, canvas.NotFound(what)
+	}
+	return v, err
+}
+
+// getAll reads, in a read-only transaction, every row that q selects,
+// each by scan.
+func getAll[T any](ctx context.Context, s *Store, scan func(Row) (T, error), q string, args ...any) ([]T, error) {
+	var out []T
+	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
+		rows, err := tx.Query(ctx, q, args...)
+		out, err = rowsOf(rows, err, func(r Rows) (T, error) { return scan(r) })
+		return err
+	})
+	return out, err
 }
