@@ -18,8 +18,6 @@ import (
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/retention"
 	"github.com/promptcanvas/promptcanvas/store"
-	"github.com/promptcanvas/promptcanvas/store/postgres"
-	"github.com/promptcanvas/promptcanvas/store/sqlite"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
 	"github.com/promptcanvas/promptcanvas/webhook"
@@ -181,15 +179,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: metrics: %w", err)
 	}
-	switch sdb := db.(type) {
-	case *sqlite.DB:
-		if sdb.Observer == nil {
-			sdb.Observer = storeObserver{tel}
-		}
-	case *postgres.DB:
-		if sdb.Observer == nil {
-			sdb.Observer = storeObserver{tel}
-		}
+	if o, ok := db.(store.Observable); ok {
+		o.SetObserver(storeObserver{tel})
 	}
 	if ss, ok := db.(queue.StatsStore); ok {
 		if err := opts.Metrics.Register(newQueueCollector(tel, ss)); err != nil {
