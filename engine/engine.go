@@ -32,8 +32,12 @@ const outboxCheckTimeout = 10 * time.Second
 // zero field takes its default.
 type Options struct {
 	// Store persists everything. Open does not close it: the Engine of
-	// OpenSQLite or OpenPostgres closes the store it opened.
+	// OpenSQLite or pgengine.Open closes the store it opened (Close).
 	Store store.Store
+	// Close, when set, is called by Engine.Close once the background work
+	// has stopped, to release what the Engine's opener acquired for it;
+	// OpenSQLite and pgengine.Open set it to close the database they open.
+	Close func() error
 	// Changes tells whether anything was committed since a cached value
 	// was built: the served-version and API-key caches serve an entry only
 	// while Changes says nothing changed. Nil takes the Store when it
@@ -112,9 +116,9 @@ type Retention struct {
 
 // Engine is Prompt Canvas in-process: every service, built over one Store,
 // and the worker that does their background work. Build it with Open (or
-// OpenSQLite, OpenPostgres), call Run for the background work, and Close when done. The
-// services are safe for concurrent use; each reads the caller from its
-// context (canvas.NewContext).
+// OpenSQLite, or pgengine.Open for PostgreSQL), call Run for the background
+// work, and Close when done. The services are safe for concurrent use; each
+// reads the caller from its context (canvas.NewContext).
 type Engine struct {
 	Store        store.Store
 	Canvases     *canvas.Service
@@ -174,7 +178,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	lim := opts.Limits
 	db := opts.Store
 	e := &Engine{Store: db, Changes: opts.Changes, Metrics: opts.Metrics, TracerProvider: opts.TracerProvider,
-		logger: opts.Logger}
+		logger: opts.Logger, closeFn: opts.Close}
 	tel, err := newTelemetry(opts.Metrics, opts.TracerProvider)
 	if err != nil {
 		return nil, fmt.Errorf("engine: metrics: %w", err)
@@ -313,8 +317,9 @@ func (e *Engine) Run(ctx context.Context) error {
 	return e.worker.Run(ctx)
 }
 
-// Close stops a running Run and waits for it to return, then closes the
-// store when the Engine opened it (OpenSQLite, OpenPostgres). Close is
+// Close stops a running Run and waits for it to return, then calls
+// Options.Close (which closes the store OpenSQLite or pgengine.Open
+// opened). Close is
 // safe to call more than once.
 func (e *Engine) Close() error {
 	e.mu.Lock()

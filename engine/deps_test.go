@@ -1,0 +1,31 @@
+package engine_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestDeps_SQLiteEmbedder checks that a program embedding the engine on
+// SQLite (the engine package itself, and examples/embed) links neither the
+// PostgreSQL driver nor a cloud SDK: only the programs that import
+// engine/pgengine or vault/bucketblobs do.
+func TestDeps_SQLiteEmbedder(t *testing.T) {
+	t.Parallel()
+	const module = "github.com/promptcanvas/promptcanvas"
+	for _, pkg := range []string{module + "/engine", module + "/examples/embed"} {
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		require.NoError(t, err, "go list -deps %s", pkg)
+		deps := strings.Fields(string(out))
+		assert.Contains(t, deps, module+"/store/sqlite", "%s embeds SQLite", pkg)
+		for _, dep := range deps {
+			for _, banned := range []string{module + "/store/postgres", module + "/engine/pgengine",
+				module + "/vault/bucketblobs", "github.com/jackc/", "github.com/aws/", "gocloud.dev/"} {
+				assert.False(t, strings.HasPrefix(dep, banned), "%s links %s", pkg, dep)
+			}
+		}
+	}
+}
