@@ -290,6 +290,31 @@ func (e *Engine) ModelKinds() []string { return e.worker.LaneKinds(queue.LaneMod
 // jobs it runs, and how long its recent jobs took.
 func (e *Engine) ModelLoad() queue.LaneLoad { return e.worker.LaneLoad(queue.LaneModel) }
 
+// QueuedModelWork counts the model jobs (ModelKinds) of workspaceID that
+// wait in the queue, every process's, whenever they are due.
+func (e *Engine) QueuedModelWork(ctx context.Context, workspaceID string) (int, error) {
+	return e.Store.CountQueuedJobs(ctx, workspaceID, e.ModelKinds())
+}
+
+// DueModelWork reads the model jobs (ModelKinds) due in the queue, every
+// process's. ok is false when the Store does not report its queue
+// (queue.StatsStore).
+func (e *Engine) DueModelWork(ctx context.Context) (due queue.Due, ok bool, err error) {
+	stats, ok := e.Store.(queue.StatsStore)
+	if !ok {
+		return queue.Due{}, false, nil
+	}
+	all, err := stats.QueueStats(ctx)
+	if err != nil {
+		return queue.Due{}, true, err
+	}
+	return queue.DueOf(all, e.ModelKinds()), true, nil
+}
+
+// Ping reports whether the engine's Store answers: whether the engine can
+// serve.
+func (e *Engine) Ping(ctx context.Context) error { return e.Store.Ping(ctx) }
+
 // Run does the engine's background work until ctx ends: it runs the queue
 // worker, each kind of job in its lane. Once
 // ctx ends it lets the running jobs finish (or gives them back to the
