@@ -11,8 +11,9 @@ import (
 
 // TestDeps_SQLiteEmbedder checks that a program embedding the engine on
 // SQLite (the engine package itself, and examples/embed) links neither the
-// PostgreSQL driver nor a cloud SDK: only the programs that import
-// engine/pgengine or vault/bucketblobs do.
+// PostgreSQL driver, nor a cloud SDK, nor the OpenAI client: only the
+// programs that import engine/pgengine, vault/bucketblobs or model/openai
+// do.
 func TestDeps_SQLiteEmbedder(t *testing.T) {
 	t.Parallel()
 	const module = "github.com/promptcanvas/promptcanvas"
@@ -23,7 +24,8 @@ func TestDeps_SQLiteEmbedder(t *testing.T) {
 		assert.Contains(t, deps, module+"/store/sqlite", "%s embeds SQLite", pkg)
 		for _, dep := range deps {
 			for _, banned := range []string{module + "/store/postgres", module + "/engine/pgengine",
-				module + "/vault/bucketblobs", "github.com/jackc/", "github.com/aws/", "gocloud.dev/"} {
+				module + "/vault/bucketblobs", module + "/model/openai", "github.com/jackc/", "github.com/aws/",
+				"gocloud.dev/", "github.com/openai/"} {
 				assert.False(t, strings.HasPrefix(dep, banned), "%s links %s", pkg, dep)
 			}
 		}
