@@ -344,8 +344,7 @@ func (e *Engine) Run(ctx context.Context) error {
 
 // Close stops a running Run and waits for it to return, then calls
 // Options.Close (which closes the store OpenSQLite or pgengine.Open
-// opened). Close is
-// safe to call more than once.
+// opened). Close is safe to call more than once.
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	if e.closed {
