@@ -28,7 +28,8 @@
 // (Stream). Both are part of the interface because back ends differ: the
 // OpenAI-compatible provider calls the non-streaming endpoint for Complete.
 // Built in are the offline echo model (NewEcho), deterministic and meant for
-// tests and first runs, and an OpenAI-compatible provider (NewOpenAI) for any
+// tests and first runs, and an OpenAI-compatible provider (package
+// model/openai, which only the programs that configure it link) for any
 // endpoint speaking the OpenAI chat API. Embedders register more in their own
 // Registry; nothing is registered globally. Every back-end failure is a
 // PROVIDER_ERROR (canvas.EPROVIDER) that keeps the cause for the log.

@@ -18,8 +18,6 @@ import (
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/retention"
 	"github.com/promptcanvas/promptcanvas/store"
-	"github.com/promptcanvas/promptcanvas/store/postgres"
-	"github.com/promptcanvas/promptcanvas/store/sqlite"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
 	"github.com/promptcanvas/promptcanvas/webhook"
@@ -30,8 +28,12 @@ import (
 // zero field takes its default.
 type Options struct {
 	// Store persists everything. Open does not close it: the Engine of
-	// OpenSQLite or OpenPostgres closes the store it opened.
+	// OpenSQLite or pgengine.Open closes the store it opened (Close).
 	Store store.Store
+	// Close, when set, is called by Engine.Close once the background work
+	// has stopped, to release what the Engine's opener acquired for it;
+	// OpenSQLite and pgengine.Open set it to close the database they open.
+	Close func() error
 	// Changes tells whether anything was committed since a cached value
 	// was built: the served-version and API-key caches serve an entry only
 	// while Changes says nothing changed. Nil takes the Store when it
@@ -110,9 +112,9 @@ type Retention struct {
 
 // Engine is Prompt Canvas in-process: every service, built over one Store,
 // and the worker that does their background work. Build it with Open (or
-// OpenSQLite, OpenPostgres), call Run for the background work, and Close when done. The
-// services are safe for concurrent use; each reads the caller from its
-// context (canvas.NewContext).
+// OpenSQLite, or pgengine.Open for PostgreSQL), call Run for the background
+// work, and Close when done. The services are safe for concurrent use; each
+// reads the caller from its context (canvas.NewContext).
 type Engine struct {
 	Store        store.Store
 	Canvases     *canvas.Service
@@ -172,20 +174,13 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	lim := opts.Limits
 	db := opts.Store
 	e := &Engine{Store: db, Changes: opts.Changes, Metrics: opts.Metrics, TracerProvider: opts.TracerProvider,
-		logger: opts.Logger}
+		logger: opts.Logger, closeFn: opts.Close}
 	tel, err := newTelemetry(opts.Metrics, opts.TracerProvider)
 	if err != nil {
 		return nil, fmt.Errorf("engine: metrics: %w", err)
 	}
-	switch sdb := db.(type) {
-	case *sqlite.DB:
-		if sdb.Observer == nil {
-			sdb.Observer = storeObserver{tel}
-		}
-	case *postgres.DB:
-		if sdb.Observer == nil {
-			sdb.Observer = storeObserver{tel}
-		}
+	if o, ok := db.(store.Observable); ok {
+		o.SetObserver(storeObserver{tel})
 	}
 	if ss, ok := db.(queue.StatsStore); ok {
 		if err := opts.Metrics.Register(newQueueCollector(tel, ss)); err != nil {
@@ -289,6 +284,31 @@ func (e *Engine) ModelKinds() []string { return e.worker.LaneKinds(queue.LaneMod
 // jobs it runs, and how long its recent jobs took.
 func (e *Engine) ModelLoad() queue.LaneLoad { return e.worker.LaneLoad(queue.LaneModel) }
 
+// QueuedModelWork counts the model jobs (ModelKinds) of workspaceID that
+// wait in the queue, every process's, whenever they are due.
+func (e *Engine) QueuedModelWork(ctx context.Context, workspaceID string) (int, error) {
+	return e.Store.CountQueuedJobs(ctx, workspaceID, e.ModelKinds())
+}
+
+// DueModelWork reads the model jobs (ModelKinds) due in the queue, every
+// process's. ok is false when the Store does not report its queue
+// (queue.StatsStore).
+func (e *Engine) DueModelWork(ctx context.Context) (due queue.Due, ok bool, err error) {
+	stats, ok := e.Store.(queue.StatsStore)
+	if !ok {
+		return queue.Due{}, false, nil
+	}
+	all, err := stats.QueueStats(ctx)
+	if err != nil {
+		return queue.Due{}, true, err
+	}
+	return queue.DueOf(all, e.ModelKinds()), true, nil
+}
+
+// Ping reports whether the engine's Store answers: whether the engine can
+// serve.
+func (e *Engine) Ping(ctx context.Context) error { return e.Store.Ping(ctx) }
+
 // Run does the engine's background work until ctx ends: it runs the queue
 // worker, each kind of job in its lane. Once
 // ctx ends it lets the running jobs finish (or gives them back to the
@@ -316,9 +336,9 @@ func (e *Engine) Run(ctx context.Context) error {
 	return e.worker.Run(ctx)
 }
 
-// Close stops a running Run and waits for it to return, then closes the
-// store when the Engine opened it (OpenSQLite, OpenPostgres). Close is
-// safe to call more than once.
+// Close stops a running Run and waits for it to return, then calls
+// Options.Close (which closes the store OpenSQLite or pgengine.Open
+// opened). Close is safe to call more than once.
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	if e.closed {

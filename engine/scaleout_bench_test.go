@@ -10,6 +10,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/engine"
+	"github.com/promptcanvas/promptcanvas/engine/pgengine"
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/internal/pgtest"
 )
@@ -48,7 +49,7 @@ func openScaleOut(b *testing.B, postgres bool, n int) ([]*engine.Engine, context
 		var e *engine.Engine
 		var err error
 		if postgres {
-			e, err = engine.OpenPostgres(ctx, dsn, engine.Options{})
+			e, err = pgengine.Open(ctx, dsn, engine.Options{})
 		} else {
 			e, err = engine.OpenSQLite(ctx, dir, engine.Options{})
 		}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"time"
 
+	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/queue"
 )
 
-// Production is the system environment every canvas has.
-const Production = "production"
+// Production is the system environment every canvas has
+// (canvas.ProductionEnvironment).
+const Production = canvas.ProductionEnvironment
 
 // ResourcePrompt is the only resource type environments belong to.
 const ResourcePrompt = "prompt"

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -25,4 +26,27 @@ type StatsStore interface {
 	// has queued or running jobs, as of the store's clock. Kinds with
 	// none are left out.
 	QueueStats(ctx context.Context) ([]KindStats, error)
+}
+
+// Due counts the due queued jobs of some kinds.
+type Due struct {
+	// Jobs is how many are due; Oldest is the RunAt of the oldest of them
+	// (zero when none is).
+	Jobs   int
+	Oldest time.Time
+}
+
+// DueOf sums the due jobs of stats whose kind is one of kinds.
+func DueOf(stats []KindStats, kinds []string) Due {
+	var d Due
+	for _, k := range stats {
+		if k.Due == 0 || !slices.Contains(kinds, k.Kind) {
+			continue
+		}
+		d.Jobs += k.Due
+		if d.Oldest.IsZero() || k.OldestDue.Before(d.Oldest) {
+			d.Oldest = k.OldestDue
+		}
+	}
+	return d
 }

@@ -36,7 +36,7 @@ const DefaultJWTLeeway = 30 * time.Second
 // fresh by one data-version read: any commit, such as a key's revocation by
 // another process, is seen on the very next request.
 type Authenticator struct {
-	store  canvas.Store
+	store  canvas.AuthStore
 	logger *slog.Logger
 	now    canvas.Clock
 	leeway time.Duration
@@ -72,8 +72,8 @@ type jwksKey struct {
 // AuthOptions configure an Authenticator. Store is required; without JWT
 // secrets or keys every JWT is refused.
 type AuthOptions struct {
-	// Store holds the API keys and workspaces.
-	Store canvas.Store
+	// Store holds the API keys and workspaces (an engine's Store).
+	Store canvas.AuthStore
 	// Changes proves the cached principals of API keys fresh (see
 	// internal/freshcache); nil caches nothing.
 	Changes canvas.ChangeVersioner

@@ -15,6 +15,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/model"
+	"github.com/promptcanvas/promptcanvas/model/openai"
 	"github.com/promptcanvas/promptcanvas/queue"
 )
 
@@ -182,7 +183,7 @@ func openAIFake(t *testing.T, models chan<- string) string {
 func TestCompletion_OpenAICompatible(t *testing.T) {
 	e := newCompletionEnv(t, false)
 	models := make(chan string, 4)
-	oa, err := model.NewOpenAI(model.OpenAIOptions{BaseURL: openAIFake(t, models)})
+	oa, err := openai.New(openai.Options{BaseURL: openAIFake(t, models)})
 	require.NoError(t, err)
 	e.Providers.RegisterPrefix("", oa)
 	ec := mustEnvCanvas(t, e.testEnv, 1)

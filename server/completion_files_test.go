@@ -18,6 +18,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/model"
+	"github.com/promptcanvas/promptcanvas/model/openai"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/server"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
@@ -240,7 +241,7 @@ func (f *openAIMessages) Last(t *testing.T) string {
 func TestCompletion_FilesOpenAI(t *testing.T) {
 	e := newFilesEnv(t, true)
 	fake := newOpenAIMessages(t)
-	oa, err := model.NewOpenAI(model.OpenAIOptions{BaseURL: fake.base})
+	oa, err := openai.New(openai.Options{BaseURL: fake.base})
 	require.NoError(t, err)
 	e.Providers.RegisterPrefix("", oa)
 	canvasID, versionID := fileVersion(t, e.testEnv, "gpt-test")

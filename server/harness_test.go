@@ -56,6 +56,8 @@ func newTestEnv(t testing.TB, opts ...envOption) *testEnv {
 	envs := env.NewService(env.Options{Store: db, Canvases: db, Changes: db})
 	o := server.Options{
 		Store:        db,
+		Ready:        db.Ping,
+		Changes:      db,
 		Environments: envs,
 		Auth:         server.NewAuthenticator(server.AuthOptions{Store: db, Changes: db}),
 	}

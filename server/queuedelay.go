@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"math"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,9 +15,9 @@ import (
 // that adds model work asks is: if this work is queued now, how long will
 // it wait before a worker takes it?
 //
-// With a reading of this process's model lane (Limits.ModelLoad, the
+// With a reading of this process's model lane (ModelWork.ModelLoad, the
 // engine's), the answer counts jobs: the model jobs due in the queue
-// (queue.StatsStore, every replica's), plus the requests admitted and not
+// (ModelWork.DueModelWork, every replica's), plus the requests admitted and not
 // yet answered, whose jobs are on their way in, plus this one, less the
 // lane's free slots, is the number of jobs that must wait for a slot; a
 // lane whose slots are all busy starts Concurrency jobs per MeanRun
@@ -35,7 +34,7 @@ import (
 //
 // When the lane's free slots take every job, nothing waits. Otherwise,
 // before the lane's first job ended (so MeanRun is unknown), or without a
-// lane reading (a server given only a store), the answer is how long the
+// lane in this process (a reading of no slots), the answer is how long the
 // oldest due model job has waited so far.
 //
 // Work is refused when the prediction exceeds the bound, or queueRounds
@@ -79,38 +78,30 @@ type queueDelay struct {
 
 	mu     sync.Mutex
 	readAt time.Time // zero: no reading yet
-	oldest time.Time // RunAt of the oldest due model job; zero when none
-	due    int       // due model jobs
+	due    queue.Due // the due model jobs at readAt
 }
 
 // checkQueueDelay refuses new model work while work queued now is
 // predicted to wait more than MaxQueueDelay (or queueRounds of the lane's
-// job times) to start. A store that does not report its queue is not
+// job times) to start. A queue that does not report its due jobs is not
 // checked.
 func (s *Server) checkQueueDelay(ctx context.Context) error {
-	stats, ok := s.store.(queue.StatsStore)
-	if !ok {
-		return nil
-	}
 	l := s.limits.limits
 	d := &s.limits.delay
 	now := s.limits.now()
-	oldest, due, err := d.read(ctx, now, stats, l.ModelKinds)
-	if err != nil {
+	due, ok, err := d.read(ctx, now, l.ModelWork)
+	if err != nil || !ok {
 		return err
 	}
 	predicted := time.Duration(0)
-	if !oldest.IsZero() {
-		predicted = max(now.Sub(oldest), 0)
+	if !due.Oldest.IsZero() {
+		predicted = max(now.Sub(due.Oldest), 0)
 	}
-	bound := l.MaxQueueDelay
-	if l.ModelLoad != nil {
-		load := l.ModelLoad()
-		if p, ok := predictFromLane(load, due, int(d.queuing.Load())+1); ok {
-			predicted = p
-		}
-		bound = max(bound, queueRounds*load.MeanRun)
+	load := l.ModelWork.ModelLoad()
+	if p, ok := predictFromLane(load, due.Jobs, int(d.queuing.Load())+1); ok {
+		predicted = p
 	}
+	bound := max(l.MaxQueueDelay, queueRounds*load.MeanRun)
 	if s.metrics != nil {
 		s.metrics.modelStart.Set(predicted.Seconds())
 	}
@@ -146,31 +137,19 @@ func (d *queueDelay) admitted() (release func()) {
 	return func() { d.queuing.Add(-1) }
 }
 
-// read returns the RunAt of the oldest due model job (of kinds; zero when
-// none is due) and the number of due model jobs, reading stats unless a
-// reading younger than queueDelayTTL is at hand. Concurrent callers wait
-// for one reading.
-func (d *queueDelay) read(ctx context.Context, now time.Time, stats queue.StatsStore, kinds []string) (time.Time, int, error) {
+// read returns the due model jobs, reading them from w unless a reading
+// younger than queueDelayTTL is at hand; ok is false when w does not
+// report them. Concurrent callers wait for one reading.
+func (d *queueDelay) read(ctx context.Context, now time.Time, w ModelWork) (due queue.Due, ok bool, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if !d.readAt.IsZero() && now.Sub(d.readAt) < queueDelayTTL && !now.Before(d.readAt) {
-		return d.oldest, d.due, nil
+		return d.due, true, nil
 	}
-	all, err := stats.QueueStats(ctx)
-	if err != nil {
-		return time.Time{}, 0, err
+	due, ok, err = w.DueModelWork(ctx)
+	if err != nil || !ok {
+		return queue.Due{}, ok, err
 	}
-	var oldest time.Time
-	due := 0
-	for _, k := range all {
-		if k.Due == 0 || !slices.Contains(kinds, k.Kind) {
-			continue
-		}
-		due += k.Due
-		if oldest.IsZero() || k.OldestDue.Before(oldest) {
-			oldest = k.OldestDue
-		}
-	}
-	d.readAt, d.oldest, d.due = now, oldest, due
-	return oldest, due, nil
+	d.readAt, d.due = now, due
+	return due, true, nil
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/queue"
 )
 
@@ -45,19 +46,31 @@ type Limits struct {
 	// while the queue predicts (queuedelay.go) that work queued now would
 	// wait longer than this before a worker, in any replica, takes it, a
 	// request that would add model work is refused, since the server is not
-	// keeping up with what it has accepted. It needs a store that reports
-	// its queue (queue.StatsStore).
+	// keeping up with what it has accepted. It needs a ModelWork that
+	// reports the due model jobs.
 	MaxQueueDelay time.Duration
-	// ModelKinds are the queue job kinds of model work, which the two
-	// bounds above count. Nil takes the Engine's (Engine.ModelKinds);
+	// ModelWork reads the model work (asynchronous completions and tasks,
+	// workflow runs, test case generations) in the queue and this process's
+	// model lane, which the two bounds above count. Nil takes the Engine;
 	// without either, neither bound applies.
-	ModelKinds []string
-	// ModelLoad reads this process's model lane, from which MaxQueueDelay
-	// predicts how fast queued model work starts. Nil takes the Engine's
-	// (Engine.ModelLoad); without either the prediction has only the
-	// queue's readings.
-	ModelLoad func() queue.LaneLoad
+	ModelWork ModelWork
 }
+
+// ModelWork reads the queue's model work for Limits; *engine.Engine is
+// one.
+type ModelWork interface {
+	// QueuedModelWork counts the model jobs of workspaceID waiting in the
+	// queue, whenever they are due.
+	QueuedModelWork(ctx context.Context, workspaceID string) (int, error)
+	// DueModelWork reads the model jobs due in the queue, every process's;
+	// ok is false when the queue does not report them.
+	DueModelWork(ctx context.Context) (due queue.Due, ok bool, err error)
+	// ModelLoad reads this process's model lane: its slots, the jobs it
+	// runs, and how long its recent jobs took.
+	ModelLoad() queue.LaneLoad
+}
+
+var _ ModelWork = (*engine.Engine)(nil)
 
 // DefaultLimits are generous limits for a server facing the network:
 // 200 requests per second per credential (bursts of 400), enough for a
@@ -156,7 +169,7 @@ func (s *Server) admitModelWork(ctx context.Context, p *canvas.Principal) (relea
 // too late.
 func (s *Server) checkModelWork(ctx context.Context, p *canvas.Principal) error {
 	l := s.limits.limits
-	if len(l.ModelKinds) == 0 {
+	if l.ModelWork == nil {
 		return nil
 	}
 	if l.MaxQueuedPerWorkspace > 0 {
@@ -173,7 +186,7 @@ func (s *Server) checkModelWork(ctx context.Context, p *canvas.Principal) error 
 // checkBacklog refuses new model work while the workspace has
 // MaxQueuedPerWorkspace runs waiting.
 func (s *Server) checkBacklog(ctx context.Context, workspaceID string) error {
-	n, err := s.store.CountQueuedJobs(ctx, workspaceID, s.limits.limits.ModelKinds)
+	n, err := s.limits.limits.ModelWork.QueuedModelWork(ctx, workspaceID)
 	if err != nil {
 		return err
 	}

@@ -12,10 +12,10 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
-	"github.com/promptcanvas/promptcanvas/model"
-	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/server"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
+	"github.com/promptcanvas/promptcanvas/vault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -120,14 +120,8 @@ func TestLimits_Off(t *testing.T) {
 // the worker has taken some.
 func TestLimits_QueuedPerWorkspace(t *testing.T) {
 	t.Parallel()
-	ce := &completionEnv{Providers: model.NewRegistry(model.NewEcho(model.EchoOptions{}))}
-	ce.testEnv = newTestEnv(t, func(t testing.TB, db *sqlite.DB, o *server.Options) {
-		ce.Service = completion.NewService(completion.Options{Store: db, Canvases: db,
-			Environments: o.Environments, Models: model.NewCaller(model.Options{Providers: ce.Providers}), Notify: ce.notify})
-		o.Completions = ce.Service
-		o.Limits = server.Limits{MaxQueuedPerWorkspace: 2, ModelKinds: completion.JobKinds()}
-	})
-	ec := mustEnvCanvas(t, ce.testEnv, 1)
+	ce, start := newModelWorkEnv(t, server.Limits{MaxQueuedPerWorkspace: 2}, nil)
+	ec := mustEnvCanvas(t, ce, 1)
 	ec.mustPublish(t, "production", 1)
 	task := map[string]any{"prompt": "Hello"}
 	async := map[string]any{"canvas_id": ec.Canvas.ID, "variables": map[string]any{"name": "Ada"}, "async": true}
@@ -150,14 +144,14 @@ func TestLimits_QueuedPerWorkspace(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, n, "refused work was not queued")
 
-	other := mustWorkspace(t, ce.testEnv, "other")
+	other := mustWorkspace(t, ce, "other")
 	assert.Equal(t, http.StatusAccepted,
 		rawDo(t, ce.URL, http.MethodPost, "/v1/tasks", ce.KeyIn(other, canvas.RoleEditor), task).Status,
 		"another workspace has its own bound")
 	assert.Equal(t, http.StatusOK, rawDo(t, ce.URL, http.MethodGet, "/projects", ce.Editor, nil).Status,
 		"other routes are not refused")
 
-	ce.StartWorker(t, queue.WorkerOptions{})
+	start()
 	require.Eventually(t, func() bool {
 		n, err := ce.Store.CountQueuedJobs(context.Background(), ce.Workspace.ID, []string{completion.JobKindTask})
 		return err == nil && n == 0
@@ -175,15 +169,10 @@ func TestLimits_QueuedPerWorkspace(t *testing.T) {
 // step waits for it to age.
 func TestLimits_QueueDelay(t *testing.T) {
 	t.Parallel()
-	ce := &completionEnv{Providers: model.NewRegistry(model.NewEcho(model.EchoOptions{}))}
-	ce.testEnv = newTestEnv(t, func(t testing.TB, db *sqlite.DB, o *server.Options) {
+	ce, start := newModelWorkEnv(t, server.Limits{MaxQueueDelay: time.Second}, func(db *sqlite.DB) {
 		db.Now = func() time.Time { return time.Now().Add(-time.Minute) }
-		ce.Service = completion.NewService(completion.Options{Store: db, Canvases: db,
-			Environments: o.Environments, Models: model.NewCaller(model.Options{Providers: ce.Providers}), Notify: ce.notify})
-		o.Completions = ce.Service
-		o.Limits = server.Limits{MaxQueueDelay: time.Second, ModelKinds: completion.JobKinds()}
 	})
-	ec := mustEnvCanvas(t, ce.testEnv, 1)
+	ec := mustEnvCanvas(t, ce, 1)
 	ec.mustPublish(t, "production", 1)
 	task := map[string]any{"prompt": "Hello"}
 	async := map[string]any{"canvas_id": ec.Canvas.ID, "variables": map[string]any{"name": "Ada"}, "async": true}
@@ -198,13 +187,42 @@ func TestLimits_QueueDelay(t *testing.T) {
 	}, 20*time.Second, 10*time.Millisecond, "model work is refused once queued work waited too long")
 	requireLimited(t, refused)
 	requireLimited(t, rawDo(t, ce.URL, http.MethodPost, completionsPath, ce.Editor, async))
-	other := mustWorkspace(t, ce.testEnv, "other")
+	other := mustWorkspace(t, ce, "other")
 	requireLimited(t, rawDo(t, ce.URL, http.MethodPost, "/v1/tasks", ce.KeyIn(other, canvas.RoleEditor), task))
 	assert.Equal(t, http.StatusOK, rawDo(t, ce.URL, http.MethodGet, "/projects", ce.Editor, nil).Status,
 		"other routes are not refused")
 
-	ce.StartWorker(t, queue.WorkerOptions{})
+	start()
 	require.Eventually(t, func() bool {
 		return rawDo(t, ce.URL, http.MethodPost, "/v1/tasks", ce.Editor, task).Status == http.StatusAccepted
 	}, 20*time.Second, 20*time.Millisecond, "model work is accepted again once the worker took the queue")
+}
+
+// newModelWorkEnv starts a server over an engine, as canvasd builds it,
+// with limits and one slot of model work; adjust, when set, changes the
+// store before the engine opens it. The engine's background work runs only
+// once start is called, so that its queue fills meanwhile.
+func newModelWorkEnv(t *testing.T, limits server.Limits, adjust func(db *sqlite.DB)) (te *testEnv, start func()) {
+	t.Helper()
+	var e *engine.Engine
+	te = newTestEnv(t, func(t testing.TB, db *sqlite.DB, o *server.Options) {
+		if adjust != nil {
+			adjust(db)
+		}
+		blobs, err := vault.NewFSBlobs(t.TempDir())
+		require.NoError(t, err)
+		e, err = engine.Open(context.Background(), engine.Options{Store: db, Blobs: blobs,
+			Limits: engine.Limits{ModelConcurrency: 1}})
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, e.Close()) })
+		o.Engine, o.Limits = e, limits
+	})
+	return te, func() {
+		done := make(chan error, 1)
+		go func() { done <- e.Run(context.Background()) }()
+		t.Cleanup(func() {
+			require.NoError(t, e.Close())
+			require.NoError(t, <-done)
+		})
+	}
 }

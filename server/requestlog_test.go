@@ -64,7 +64,7 @@ func TestServer_RequestLog(t *testing.T) {
 		db, err := sqlite.Open(context.Background(), t.TempDir()+"/canvas.db")
 		require.NoError(t, err)
 		require.NoError(t, db.Close())
-		h, err := server.New(server.Options{Store: db, Canvases: nil, Environments: nil,
+		h, err := server.New(server.Options{Store: db, Ready: db.Ping, Canvases: nil, Environments: nil,
 			Auth: server.NewAuthenticator(server.AuthOptions{Store: db, Changes: db}), Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 		require.NoError(t, err)
 		ctx, cancel := context.WithCancel(context.Background())

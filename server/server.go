@@ -18,7 +18,6 @@ import (
 	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/idempotency"
-	"github.com/promptcanvas/promptcanvas/store"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
 	"github.com/promptcanvas/promptcanvas/webhook"
@@ -31,12 +30,13 @@ const DefaultMaxBodyBytes = 4 << 20
 // Options wires a Server. Engine, or else Store, Canvases and
 // Environments, are required.
 type Options struct {
-	// Engine provides the Store and every service: how canvasd and
-	// embedders mount the whole system. Its services fill the fields below
-	// that are nil.
+	// Engine provides every service: how canvasd and embedders mount the
+	// whole system. It fills the fields below that are nil, and the
+	// model work of Limits.
 	Engine *engine.Engine
 
-	Store        store.Store
+	// Store keeps the Idempotency-Keys of writes.
+	Store        idempotency.Store
 	Canvases     *canvas.Service
 	Environments *env.Service
 	// Completions runs canvases and tasks; when nil, the completion and
@@ -62,6 +62,14 @@ type Options struct {
 	Workflows *workflow.Service
 	// Auth turns a request's bearer token into a principal.
 	Auth *Authenticator
+	// Ready reports whether the server can serve: GET /healthz answers 500
+	// while it fails. Nil takes the Engine's Ping; with neither, /healthz
+	// answers while the process does.
+	Ready func(ctx context.Context) error
+	// Changes is the change signal of the environment watch (watch.go).
+	// Nil takes the Engine's; with neither, every watched environment is
+	// read again at each poll.
+	Changes canvas.ChangeVersioner
 	// Logger receives request logs; nil discards them.
 	Logger *slog.Logger
 	// MaxBodyBytes bounds request bodies (413 beyond); zero means
@@ -96,7 +104,8 @@ type Options struct {
 
 // Server is the HTTP face of the service.
 type Server struct {
-	store        store.Store
+	store        idempotency.Store
+	ready        func(ctx context.Context) error
 	canvases     *canvas.Service
 	environments *env.Service
 	completions  *completion.Service
@@ -145,7 +154,11 @@ func New(opts Options) (http.Handler, error) {
 // the middleware.
 func newServer(opts Options) (*Server, error) {
 	if e := opts.Engine; e != nil {
-		fill(&opts.Store, e.Store)
+		fill(&opts.Store, idempotency.Store(e.Store))
+		if opts.Ready == nil {
+			opts.Ready = e.Ping
+		}
+		fill(&opts.Changes, e.Changes)
 		fill(&opts.Canvases, e.Canvases)
 		fill(&opts.Environments, e.Environments)
 		fill(&opts.Completions, e.Completions)
@@ -157,15 +170,11 @@ func newServer(opts Options) (*Server, error) {
 		fill(&opts.Workflows, e.Workflows)
 		fill(&opts.Metrics, e.Metrics)
 		fill(&opts.TracerProvider, e.TracerProvider)
-		if opts.Limits.ModelKinds == nil {
-			opts.Limits.ModelKinds = e.ModelKinds()
-		}
-		if opts.Limits.ModelLoad == nil {
-			opts.Limits.ModelLoad = e.ModelLoad
-		}
+		fill(&opts.Limits.ModelWork, ModelWork(e))
 	}
 	s := &Server{
 		store:        opts.Store,
+		ready:        opts.Ready,
 		canvases:     opts.Canvases,
 		environments: opts.Environments,
 		completions:  opts.Completions,
@@ -322,8 +331,10 @@ func (s *Server) notRouted(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if err := s.store.Ping(ctx); err != nil {
-		return canvas.Errorf(canvas.EINTERNAL, "Store unavailable.")
+	if s.ready != nil {
+		if err := s.ready(ctx); err != nil {
+			return canvas.Errorf(canvas.EINTERNAL, "Store unavailable.")
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	return nil

@@ -84,17 +84,10 @@ type watched struct {
 }
 
 // newWatchHub returns the hub of a server built with opts (after the
-// engine filled them). The change signal is the engine's, else the
-// Store's when it is a canvas.ChangeVersioner; without one every watched
-// key is re-read at each poll.
+// engine filled them). The change signal is opts.Changes; without one
+// every watched key is re-read at each poll.
 func newWatchHub(opts Options) *watchHub {
-	var changes canvas.ChangeVersioner
-	if opts.Engine != nil {
-		changes = opts.Engine.Changes
-	} else {
-		changes, _ = opts.Store.(canvas.ChangeVersioner)
-	}
-	return &watchHub{envs: opts.Environments, changes: changes,
+	return &watchHub{envs: opts.Environments, changes: opts.Changes,
 		interval: cmp.Or(opts.Watch.PollInterval, DefaultWatchPollInterval), keys: make(map[watchKey]*watched)}
 }
 

@@ -36,3 +36,12 @@ type Commit struct {
 	// Err is the commit's error.
 	Err error
 }
+
+// Observable is a store that reports its write transactions to an
+// Observer; store/sqlite and store/postgres are.
+type Observable interface {
+	// SetObserver makes o the store's Observer when it has none (an
+	// Observer its opener set stays). It is called before the store is
+	// used.
+	SetObserver(o Observer)
+}

@@ -13,7 +13,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/env"
 )
 
 // MaxApplicationNameLength bounds application names, in characters.
@@ -130,9 +129,9 @@ func (s *ApplicationService) CreateApplication(ctx context.Context, params Creat
 	if err := v.err(); err != nil {
 		return nil, err
 	}
-	envName := env.Production
+	envName := canvas.ProductionEnvironment
 	if params.EnvironmentName != nil {
-		if envName, err = env.CheckPublishName(*params.EnvironmentName); err != nil {
+		if envName, err = canvas.CheckEnvironmentName(*params.EnvironmentName); err != nil {
 			return nil, err
 		}
 	}
@@ -255,7 +254,7 @@ func (s *ApplicationService) UpdateApplication(ctx context.Context, id string, p
 		upd.Name = &name
 	}
 	if params.EnvironmentName != nil {
-		name, err := env.CheckPublishName(*params.EnvironmentName)
+		name, err := canvas.CheckEnvironmentName(*params.EnvironmentName)
 		if err != nil {
 			return nil, err
 		}

@@ -7,8 +7,8 @@ import (
 	"strconv"
 
 	"github.com/promptcanvas/promptcanvas/engine"
-
 	"github.com/promptcanvas/promptcanvas/model"
+	"github.com/promptcanvas/promptcanvas/model/openai"
 	"github.com/promptcanvas/promptcanvas/queue"
 )
 
@@ -19,7 +19,7 @@ func providers(cfg config) (*model.Registry, error) {
 	reg := model.NewRegistry(model.NewEcho(model.EchoOptions{}))
 	if cfg.OpenAIBaseURL != "" {
 		// The back end's requests carry the model call's trace context.
-		oa, err := model.NewOpenAI(model.OpenAIOptions{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey,
+		oa, err := openai.New(openai.Options{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey,
 			HTTPClient: &http.Client{Transport: engine.TraceTransport(openAITransport())}})
 		if err != nil {
 			return nil, fmt.Errorf("CANVAS_OPENAI_BASE_URL: %w", err)
@@ -74,7 +74,7 @@ func positiveEnv(env func(string) string, name string, def int) (int, error) {
 }
 
 // openAITransport is the transport the OpenAI-compatible provider would
-// make itself: the default one, waiting at most model.DefaultOpenAITimeout
+// make itself: the default one, waiting at most openai.DefaultTimeout
 // for response headers.
 func openAITransport() http.RoundTripper {
 	t, ok := http.DefaultTransport.(*http.Transport)
@@ -82,6 +82,6 @@ func openAITransport() http.RoundTripper {
 		return http.DefaultTransport
 	}
 	t = t.Clone()
-	t.ResponseHeaderTimeout = model.DefaultOpenAITimeout
+	t.ResponseHeaderTimeout = openai.DefaultTimeout
 	return t
 }

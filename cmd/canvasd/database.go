@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/promptcanvas/promptcanvas/engine"
+	"github.com/promptcanvas/promptcanvas/engine/pgengine"
 	"github.com/promptcanvas/promptcanvas/store"
 	"github.com/promptcanvas/promptcanvas/store/postgres"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
@@ -136,7 +137,7 @@ func (c *config) openEngine(ctx context.Context, opts engine.Options, create boo
 	case kindSQLite:
 		eng, err = engine.OpenSQLite(ctx, db.Dir, opts)
 	case kindPostgres:
-		eng, err = engine.OpenPostgres(ctx, db.DSN, opts)
+		eng, err = pgengine.Open(ctx, db.DSN, opts)
 	}
 	if err != nil {
 		return nil, nil, errors.Join(err, closeBlobs())

@@ -1,4 +1,4 @@
-package model_test
+package openai_test
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package model_test
+package openai_test
 
 import (
 	"context"
@@ -12,15 +12,16 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/model"
+	"github.com/promptcanvas/promptcanvas/model/openai"
 )
 
 // mustOpenAI returns a provider talking to baseURL with the test key.
-func mustOpenAI(t *testing.T, opts model.OpenAIOptions) *model.OpenAI {
+func mustOpenAI(t *testing.T, opts openai.Options) *openai.Provider {
 	t.Helper()
 	if opts.APIKey == "" {
 		opts.APIKey = "sk-test"
 	}
-	p, err := model.NewOpenAI(opts)
+	p, err := openai.New(opts)
 	require.NoError(t, err)
 	return p
 }
@@ -44,7 +45,7 @@ func chatRequest() model.Request {
 func TestOpenAI_Complete(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		fake, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{"Hi", " there"}})
-		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, openai.Options{BaseURL: url})
 
 		res, err := p.Complete(context.Background(), chatRequest())
 		require.NoError(t, err)
@@ -64,7 +65,7 @@ func TestOpenAI_Complete(t *testing.T) {
 	})
 	t.Run("DefaultsLeftOut", func(t *testing.T) {
 		fake, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{"ok"}})
-		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url, MaxCompletionTokens: true})
+		p := mustOpenAI(t, openai.Options{BaseURL: url, MaxCompletionTokens: true})
 
 		req := model.Request{Model: "m", Messages: []model.Message{
 			{Role: canvas.RoleUser, Content: "a"}, {Role: canvas.RoleAssistant, Content: "b"},
@@ -83,7 +84,7 @@ func TestOpenAI_Complete(t *testing.T) {
 	})
 	t.Run("StructuredOutput", func(t *testing.T) {
 		fake, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{`{"answer": "hi"}`}})
-		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, openai.Options{BaseURL: url})
 
 		schema := `{"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}`
 		req := chatRequest()
@@ -98,7 +99,7 @@ func TestOpenAI_Complete(t *testing.T) {
 	})
 	t.Run("StructuredOutputDisabled", func(t *testing.T) {
 		fake, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{"ok"}})
-		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, openai.Options{BaseURL: url})
 
 		req := chatRequest()
 		req.StructuredOutput = &canvas.StructuredOutput{Enabled: false, Schema: []byte(`{"type": "object"}`)}
@@ -109,7 +110,7 @@ func TestOpenAI_Complete(t *testing.T) {
 	})
 	t.Run("InvalidSchema", func(t *testing.T) {
 		fake, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{"ok"}})
-		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, openai.Options{BaseURL: url})
 
 		req := chatRequest()
 		req.StructuredOutput = &canvas.StructuredOutput{Enabled: true, Schema: []byte(`{"type": 5}`)}
@@ -123,7 +124,7 @@ func TestOpenAI_Complete(t *testing.T) {
 		t.Setenv("OPENAI_ORG_ID", "org-env")
 		t.Setenv("OPENAI_CUSTOM_HEADERS", "X-From-Env: 1")
 		fake, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{"ok"}})
-		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, openai.Options{BaseURL: url})
 
 		_, err := p.Complete(context.Background(), chatRequest())
 		require.NoError(t, err)
@@ -137,7 +138,7 @@ func TestOpenAI_Complete(t *testing.T) {
 func TestOpenAI_Stream(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		fake, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{"Hel", "lo", ", world"}})
-		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, openai.Options{BaseURL: url})
 
 		var got []string
 		res, err := p.Stream(context.Background(), chatRequest(), func(c model.Chunk) error {
@@ -161,7 +162,7 @@ func TestOpenAI_Stream(t *testing.T) {
 	})
 	t.Run("StructuredOutput", func(t *testing.T) {
 		fake, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{`{"n":`, ` 1}`}})
-		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, openai.Options{BaseURL: url})
 
 		req := chatRequest()
 		req.StructuredOutput = &canvas.StructuredOutput{Enabled: true, Schema: []byte(`{"type": "object"}`)}
@@ -172,7 +173,7 @@ func TestOpenAI_Stream(t *testing.T) {
 	})
 	t.Run("ErrorEvent", func(t *testing.T) {
 		_, url := newFakeOpenAI(t, &fakeOpenAI{StreamError: true, Chunks: []string{"partial", "never"}})
-		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, openai.Options{BaseURL: url})
 
 		var got []string
 		_, err := p.Stream(context.Background(), chatRequest(), func(c model.Chunk) error {
@@ -185,7 +186,7 @@ func TestOpenAI_Stream(t *testing.T) {
 	})
 	t.Run("EmitError", func(t *testing.T) {
 		_, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{"a", "b", "c"}})
-		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, openai.Options{BaseURL: url})
 
 		stop := errors.New("client gone")
 		n := 0
@@ -221,7 +222,7 @@ func TestOpenAI_UpstreamError(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(fmt.Sprintf("%s/%d", name, tt.status), func(t *testing.T) {
 				fake, url := newFakeOpenAI(t, &fakeOpenAI{Fail: []int{tt.status}, Chunks: []string{"late"}})
-				p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
+				p := mustOpenAI(t, openai.Options{BaseURL: url})
 
 				err := call(p)
 				require.Error(t, err)
@@ -234,7 +235,7 @@ func TestOpenAI_UpstreamError(t *testing.T) {
 	}
 	t.Run("Retried", func(t *testing.T) {
 		fake, url := newFakeOpenAI(t, &fakeOpenAI{Fail: []int{500}, Chunks: []string{"ok"}})
-		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url, MaxRetries: 1})
+		p := mustOpenAI(t, openai.Options{BaseURL: url, MaxRetries: 1})
 
 		res, err := p.Complete(context.Background(), chatRequest())
 		require.NoError(t, err)
@@ -242,7 +243,7 @@ func TestOpenAI_UpstreamError(t *testing.T) {
 		assert.Len(t, fake.Requests(), 2)
 	})
 	t.Run("Unreachable", func(t *testing.T) {
-		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: "http://127.0.0.1:1/v1"})
+		p := mustOpenAI(t, openai.Options{BaseURL: "http://127.0.0.1:1/v1"})
 
 		_, err := p.Complete(context.Background(), chatRequest())
 		assert.Equal(t, canvas.EPROVIDER, canvas.ErrorCode(err))
@@ -253,7 +254,7 @@ func TestOpenAI_UpstreamError(t *testing.T) {
 func TestOpenAI_Hang(t *testing.T) {
 	t.Run("ContextDeadline", func(t *testing.T) {
 		_, url := newFakeOpenAI(t, &fakeOpenAI{Hang: true, Chunks: []string{"never"}})
-		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, openai.Options{BaseURL: url})
 
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
@@ -264,7 +265,7 @@ func TestOpenAI_Hang(t *testing.T) {
 	})
 	t.Run("StreamContextDeadline", func(t *testing.T) {
 		_, url := newFakeOpenAI(t, &fakeOpenAI{Hang: true, Chunks: []string{"first", "never"}})
-		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
+		p := mustOpenAI(t, openai.Options{BaseURL: url})
 
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
@@ -280,7 +281,7 @@ func TestOpenAI_Hang(t *testing.T) {
 	})
 	t.Run("ProviderTimeout", func(t *testing.T) {
 		_, url := newFakeOpenAI(t, &fakeOpenAI{Hang: true, Chunks: []string{"never"}})
-		p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url, Timeout: 100 * time.Millisecond})
+		p := mustOpenAI(t, openai.Options{BaseURL: url, Timeout: 100 * time.Millisecond})
 
 		_, err := p.Complete(context.Background(), chatRequest())
 		require.Error(t, err)
@@ -289,14 +290,14 @@ func TestOpenAI_Hang(t *testing.T) {
 	})
 }
 
-func TestNewOpenAI(t *testing.T) {
+func TestNew(t *testing.T) {
 	t.Run("Defaults", func(t *testing.T) {
-		p, err := model.NewOpenAI(model.OpenAIOptions{})
+		p, err := openai.New(openai.Options{})
 		require.NoError(t, err)
 		assert.Equal(t, "openai", p.Name())
 	})
 	t.Run("BadBaseURL", func(t *testing.T) {
-		_, err := model.NewOpenAI(model.OpenAIOptions{BaseURL: "localhost:11434"})
+		_, err := openai.New(openai.Options{BaseURL: "localhost:11434"})
 		assert.Equal(t, canvas.EINVALID, canvas.ErrorCode(err))
 	})
 }

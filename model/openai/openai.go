@@ -1,4 +1,4 @@
-package model
+package openai
 
 import (
 	"context"
@@ -10,26 +10,27 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openai/openai-go/v3"
+	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/model"
 )
 
 // OpenAI defaults.
 const (
-	DefaultOpenAIBaseURL = "https://api.openai.com/v1"
-	DefaultOpenAITimeout = 5 * time.Minute
+	DefaultBaseURL = "https://api.oai.com/v1"
+	DefaultTimeout = 5 * time.Minute
 )
 
-// OpenAIOptions configure an OpenAI-compatible provider. Everything is
+// Options configure an OpenAI-compatible provider. Everything is
 // explicit: the provider never reads OPENAI_* environment variables.
-type OpenAIOptions struct {
+type Options struct {
 	// Name is the provider's name (Provider.Name); default "openai".
 	Name string
 	// BaseURL is the API root, for example "http://localhost:11434/v1" for
-	// Ollama; default DefaultOpenAIBaseURL.
+	// Ollama; default DefaultBaseURL.
 	BaseURL string
 	// APIKey is sent as a bearer token; empty sends none.
 	APIKey string
@@ -37,7 +38,7 @@ type OpenAIOptions struct {
 	// transport bounds the wait for response headers by Timeout.
 	HTTPClient *http.Client
 	// Timeout bounds each attempt, streamed body included; default
-	// DefaultOpenAITimeout.
+	// DefaultTimeout.
 	Timeout time.Duration
 	// MaxRetries is how many times a failed request (connection error, 408,
 	// 409, 429, 5xx) is retried; zero means never.
@@ -48,29 +49,29 @@ type OpenAIOptions struct {
 	MaxCompletionTokens bool
 }
 
-// OpenAI is a provider for any endpoint speaking the OpenAI chat completions
-// API (OpenAI itself, Ollama, vLLM, LM Studio, ...).
-type OpenAI struct {
-	opts    OpenAIOptions
-	service openai.ChatCompletionService
+// Provider is a model.Provider for any endpoint speaking the OpenAI chat
+// completions API (OpenAI itself, Ollama, vLLM, LM Studio, ...).
+type Provider struct {
+	opts    Options
+	service oai.ChatCompletionService
 }
 
-var _ Provider = (*OpenAI)(nil)
+var _ model.Provider = (*Provider)(nil)
 
-// NewOpenAI returns an OpenAI-compatible provider. It fails only when
-// BaseURL is not an absolute http(s) URL.
-func NewOpenAI(opts OpenAIOptions) (*OpenAI, error) {
+// New returns an OpenAI-compatible provider. It fails only when BaseURL is
+// not an absolute http(s) URL.
+func New(opts Options) (*Provider, error) {
 	if opts.Name == "" {
 		opts.Name = "openai"
 	}
 	if opts.BaseURL == "" {
-		opts.BaseURL = DefaultOpenAIBaseURL
+		opts.BaseURL = DefaultBaseURL
 	}
 	if !strings.HasPrefix(opts.BaseURL, "http://") && !strings.HasPrefix(opts.BaseURL, "https://") {
 		return nil, canvas.Errorf(canvas.EINVALID, "OpenAI base URL %q is not an http(s) URL.", opts.BaseURL)
 	}
 	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultOpenAITimeout
+		opts.Timeout = DefaultTimeout
 	}
 	if opts.MaxRetries < 0 {
 		opts.MaxRetries = 0
@@ -84,7 +85,7 @@ func NewOpenAI(opts OpenAIOptions) (*OpenAI, error) {
 			client.Transport = t
 		}
 	}
-	// The service is built from explicit options only: openai.NewClient
+	// The service is built from explicit options only: oai.NewClient
 	// would also read OPENAI_* environment variables.
 	ropts := []option.RequestOption{
 		option.WithHTTPClient(client),
@@ -95,14 +96,14 @@ func NewOpenAI(opts OpenAIOptions) (*OpenAI, error) {
 	if opts.APIKey != "" {
 		ropts = append(ropts, option.WithAPIKey(opts.APIKey))
 	}
-	return &OpenAI{opts: opts, service: openai.NewChatCompletionService(ropts...)}, nil
+	return &Provider{opts: opts, service: oai.NewChatCompletionService(ropts...)}, nil
 }
 
 // Name returns the provider's configured name.
-func (p *OpenAI) Name() string { return p.opts.Name }
+func (p *Provider) Name() string { return p.opts.Name }
 
 // Complete calls POST /chat/completions and returns the first choice.
-func (p *OpenAI) Complete(ctx context.Context, req Request) (*Result, error) {
+func (p *Provider) Complete(ctx context.Context, req model.Request) (*model.Result, error) {
 	params, err := p.params(req)
 	if err != nil {
 		return nil, err
@@ -111,9 +112,9 @@ func (p *OpenAI) Complete(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, p.failure(ctx, err)
 	}
-	out := &Result{
+	out := &model.Result{
 		Model: res.Model,
-		Usage: Usage{
+		Usage: model.Usage{
 			InputTokens:  int(res.Usage.PromptTokens),
 			OutputTokens: int(res.Usage.CompletionTokens),
 		},
@@ -133,16 +134,16 @@ func (p *OpenAI) Complete(ctx context.Context, req Request) (*Result, error) {
 // emits the first choice's content deltas, and returns the whole text with
 // the usage of the final chunk. An error event inside the stream, like a
 // failed response, is a PROVIDER_ERROR.
-func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Chunk) error) (*Result, error) {
+func (p *Provider) Stream(ctx context.Context, req model.Request, emit func(model.Chunk) error) (*model.Result, error) {
 	params, err := p.params(req)
 	if err != nil {
 		return nil, err
 	}
-	params.StreamOptions.IncludeUsage = openai.Bool(true)
+	params.StreamOptions.IncludeUsage = oai.Bool(true)
 	stream := p.service.NewStreaming(ctx, params)
 	defer stream.Close()
 
-	out := &Result{Model: req.Model}
+	out := &model.Result{Model: req.Model}
 	var text strings.Builder
 	for stream.Next() {
 		chunk := stream.Current()
@@ -150,7 +151,7 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Chunk) error
 			out.Model = chunk.Model
 		}
 		if chunk.JSON.Usage.Valid() {
-			out.Usage = Usage{
+			out.Usage = model.Usage{
 				InputTokens:  int(chunk.Usage.PromptTokens),
 				OutputTokens: int(chunk.Usage.CompletionTokens),
 			}
@@ -167,7 +168,7 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Chunk) error
 			}
 			text.WriteString(c.Delta.Content)
 			if emit != nil {
-				if err := emit(Chunk{Text: c.Delta.Content}); err != nil {
+				if err := emit(model.Chunk{Text: c.Delta.Content}); err != nil {
 					return nil, err
 				}
 			}
@@ -187,53 +188,53 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Chunk) error
 // files of a system, assistant or function message, whose content OpenAI
 // takes as text only, are sent in an extra user message right after it. The structured output
 // schema is checked first, so that an invalid one never reaches the back end.
-func (p *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
-	params := openai.ChatCompletionNewParams{
+func (p *Provider) params(req model.Request) (oai.ChatCompletionNewParams, error) {
+	params := oai.ChatCompletionNewParams{
 		Model:    shared.ChatModel(req.Model),
-		Messages: make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Messages)),
+		Messages: make([]oai.ChatCompletionMessageParamUnion, 0, len(req.Messages)),
 	}
 	for _, m := range req.Messages {
 		switch m.Role {
 		case canvas.RoleSystem:
-			params.Messages = append(params.Messages, openai.SystemMessage(m.Content))
+			params.Messages = append(params.Messages, oai.SystemMessage(m.Content))
 		case canvas.RoleAssistant:
-			params.Messages = append(params.Messages, openai.AssistantMessage(m.Content))
+			params.Messages = append(params.Messages, oai.AssistantMessage(m.Content))
 		case canvas.RoleFunction:
-			params.Messages = append(params.Messages, openai.ChatCompletionMessageParamUnion{
-				OfFunction: &openai.ChatCompletionFunctionMessageParam{Content: openai.String(m.Content), Name: "function"},
+			params.Messages = append(params.Messages, oai.ChatCompletionMessageParamUnion{
+				OfFunction: &oai.ChatCompletionFunctionMessageParam{Content: oai.String(m.Content), Name: "function"},
 			})
 		default:
 			if len(m.Files) > 0 {
-				parts := append([]openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(m.Content)}, fileParts(m.Files)...)
-				params.Messages = append(params.Messages, openai.UserMessage(parts))
+				parts := append([]oai.ChatCompletionContentPartUnionParam{oai.TextContentPart(m.Content)}, fileParts(m.Files)...)
+				params.Messages = append(params.Messages, oai.UserMessage(parts))
 				continue
 			}
-			params.Messages = append(params.Messages, openai.UserMessage(m.Content))
+			params.Messages = append(params.Messages, oai.UserMessage(m.Content))
 		}
 		if len(m.Files) > 0 {
 			// Only user messages carry parts other than text: the files of
 			// any other message follow it in a user message of their own.
-			params.Messages = append(params.Messages, openai.UserMessage(fileParts(m.Files)))
+			params.Messages = append(params.Messages, oai.UserMessage(fileParts(m.Files)))
 		}
 	}
 	if req.Temperature != nil {
-		params.Temperature = openai.Float(*req.Temperature)
+		params.Temperature = oai.Float(*req.Temperature)
 	}
 	if req.TopP != nil {
-		params.TopP = openai.Float(*req.TopP)
+		params.TopP = oai.Float(*req.TopP)
 	}
 	if req.MaxTokens != nil {
 		if p.opts.MaxCompletionTokens {
-			params.MaxCompletionTokens = openai.Int(int64(*req.MaxTokens))
+			params.MaxCompletionTokens = oai.Int(int64(*req.MaxTokens))
 		} else {
-			params.MaxTokens = openai.Int(int64(*req.MaxTokens))
+			params.MaxTokens = oai.Int(int64(*req.MaxTokens))
 		}
 	}
 	if req.Structured() {
-		if err := ValidateSchema(req.StructuredOutput.Schema); err != nil {
+		if err := model.ValidateSchema(req.StructuredOutput.Schema); err != nil {
 			return params, err
 		}
-		params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{
+		params.ResponseFormat = oai.ChatCompletionNewParamsResponseFormatUnion{
 			OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
 				JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{
 					Name:   "output",
@@ -249,9 +250,9 @@ func (p *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
 // names the provider and, for an HTTP failure, the upstream status and error
 // code. The upstream message stays in the cause, for the log only: it can
 // echo credentials or internals of the back end.
-func (p *OpenAI) failure(ctx context.Context, err error) error {
+func (p *Provider) failure(ctx context.Context, err error) error {
 	e := &canvas.Error{Code: canvas.EPROVIDER, Err: err}
-	var apiErr *openai.Error
+	var apiErr *oai.Error
 	switch {
 	case errors.As(err, &apiErr):
 		what := apiErr.Code
@@ -276,16 +277,16 @@ func (p *OpenAI) failure(ctx context.Context, err error) error {
 // fileParts returns the content parts of files: an image_url part with a
 // base64 data: URL for an image, a file part {filename, file_data} with a
 // base64 data: URL for any other file.
-func fileParts(files []File) []openai.ChatCompletionContentPartUnionParam {
-	parts := make([]openai.ChatCompletionContentPartUnionParam, 0, len(files))
+func fileParts(files []model.File) []oai.ChatCompletionContentPartUnionParam {
+	parts := make([]oai.ChatCompletionContentPartUnionParam, 0, len(files))
 	for _, f := range files {
 		data := "data:" + f.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(f.Data)
 		if f.Image {
-			parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: data}))
+			parts = append(parts, oai.ImageContentPart(oai.ChatCompletionContentPartImageImageURLParam{URL: data}))
 			continue
 		}
-		parts = append(parts, openai.FileContentPart(openai.ChatCompletionContentPartFileFileParam{
-			Filename: openai.String(f.Name), FileData: openai.String(data)}))
+		parts = append(parts, oai.FileContentPart(oai.ChatCompletionContentPartFileFileParam{
+			Filename: oai.String(f.Name), FileData: oai.String(data)}))
 	}
 	return parts
 }

@@ -1,4 +1,4 @@
-package engine_test
+package pgengine_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/engine"
+	"github.com/promptcanvas/promptcanvas/engine/pgengine"
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/internal/pgtest"
 )
@@ -18,14 +19,14 @@ import (
 // Two engines on one Postgres database, as two replicas: the work one
 // accepts, the other does; what one publishes, the other serves at once,
 // its cache notwithstanding.
-func TestOpenPostgres_TwoEngines(t *testing.T) {
+func TestOpen_TwoEngines(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dsn := pgtest.New(t)
-	front, err := engine.OpenPostgres(ctx, dsn, engine.Options{}) // never runs: its jobs are the other's
+	front, err := pgengine.Open(ctx, dsn, engine.Options{}) // never runs: its jobs are the other's
 	require.NoError(t, err)
 	t.Cleanup(func() { front.Close() })
-	back, err := engine.OpenPostgres(ctx, dsn, engine.Options{})
+	back, err := pgengine.Open(ctx, dsn, engine.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { back.Close() })
 	go back.Run(ctx)
@@ -68,6 +69,6 @@ func TestOpenPostgres_TwoEngines(t *testing.T) {
 	}, 30*time.Second, 10*time.Millisecond, "the running engine completes what the other accepted")
 
 	require.NoError(t, front.Close())
-	assert.Error(t, front.Store.Ping(ctx), "the store OpenPostgres opened is closed")
+	assert.Error(t, front.Store.Ping(ctx), "the store Open opened is closed")
 	assert.NoError(t, back.Store.Ping(ctx), "the other's is not")
 }

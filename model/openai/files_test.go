@@ -1,4 +1,4 @@
-package model_test
+package openai_test
 
 import (
 	"context"
@@ -9,15 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/internal/testfiles"
 	"github.com/promptcanvas/promptcanvas/model"
+	"github.com/promptcanvas/promptcanvas/model/openai"
 )
 
 func TestOpenAI_CompleteFiles(t *testing.T) {
 	img := model.File{Name: "cat.png", MIMEType: "image/png", Size: 3, Data: []byte("png"), Image: true}
 	pdf := model.File{Name: "q3.pdf", MIMEType: "application/pdf", Size: 3, Data: []byte("pdf")}
 	fake, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{"ok"}})
-	p := mustOpenAI(t, model.OpenAIOptions{BaseURL: url})
+	p := mustOpenAI(t, openai.Options{BaseURL: url})
 
 	_, err := p.Complete(context.Background(), model.Request{Model: "gpt-test", Messages: []model.Message{
 		{Role: canvas.RoleSystem, Content: "Policy: [file name=q3.pdf type=application/pdf size=3]", Files: []model.File{pdf}},
@@ -41,17 +41,4 @@ func TestOpenAI_CompleteFiles(t *testing.T) {
 		]},
 		{"role": "user", "content": "Thanks."}
 	]`, string(got))
-}
-
-func TestEcho_CompleteFiles(t *testing.T) {
-	f := testfiles.New(t)
-	notes := f.Upload(t, f.Ctx, "notes.txt", "text/plain; charset=utf-8", "line one")
-	img := f.Upload(t, f.Ctx, "cat.png", "image/png", pngBytes)
-	fr := model.NewFileResolver(model.FileOptions{Vault: model.VaultFiles(f.Vault)})
-	msgs, err := fr.Resolve(context.Background(), f.WS, renderFile(t, "Files:\n{{doc}}", true, []any{testfiles.Value(img), testfiles.Value(notes)}))
-	require.NoError(t, err)
-
-	res, err := model.NewEcho(model.EchoOptions{}).Complete(context.Background(), model.Request{Messages: msgs})
-	require.NoError(t, err)
-	assert.Equal(t, "Files:\n[file name=cat.png type=image/png size=16]\n[file name=notes.txt type=text/plain size=8]\nline one", res.Text)
 }

@@ -1,0 +1,47 @@
+package openai_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/model"
+	"github.com/promptcanvas/promptcanvas/model/openai"
+)
+
+// Example registers an OpenAI-compatible endpoint (here a stand-in for a
+// local server such as Ollama) for the models named llama..., beside the
+// offline echo model, and calls it.
+func Example() {
+	endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id": "c1", "object": "chat.completion", "model": "llama3",
+			"choices": [{"index": 0, "message": {"role": "assistant", "content": "Hello, Ada."}, "finish_reason": "stop"}],
+			"usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8}}`)
+	}))
+	defer endpoint.Close()
+
+	local, err := openai.New(openai.Options{Name: "local", BaseURL: endpoint.URL})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	registry := model.NewRegistry(model.NewEcho(model.EchoOptions{}))
+	registry.RegisterPrefix("llama", local)
+
+	provider, err := registry.Resolve("llama3")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := provider.Complete(context.Background(), model.Request{Model: "llama3",
+		Messages: []model.Message{{Role: canvas.RoleUser, Content: "Greet Ada."}}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s: %s (%d tokens in, %d out)\n", provider.Name(), res.Text, res.Usage.InputTokens, res.Usage.OutputTokens)
+	// Output: local: Hello, Ada. (5 tokens in, 3 out)
+}
