@@ -21,6 +21,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/engine"
+	"github.com/promptcanvas/promptcanvas/engine/pgengine"
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/internal/pgtest"
 	"github.com/promptcanvas/promptcanvas/server"
@@ -51,7 +52,7 @@ func TestConcurrentPublishes(t *testing.T) {
 			return e
 		}},
 		{"Postgres", func(t *testing.T, opts engine.Options) *engine.Engine {
-			e, err := engine.OpenPostgres(context.Background(), withPool(pgtest.New(t), poolSize), opts)
+			e, err := pgengine.Open(context.Background(), withPool(pgtest.New(t), poolSize), opts)
 			require.NoError(t, err)
 			return e
 		}},
