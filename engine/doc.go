@@ -4,8 +4,10 @@
 // one Store, with the queue worker that does their background work, in an
 // order the caller never has to know. OpenSQLite opens the embedded
 // default, a data directory holding a SQLite database and the uploaded
-// files; OpenPostgres opens a PostgreSQL database that several processes
-// share, the uploaded files kept in it.
+// files, and holds the directory while it is open, so that one process
+// serves it (OpenSQLiteBeside opens it for tools beside that process);
+// OpenPostgres opens a PostgreSQL database that several processes share,
+// the uploaded files kept in it.
 //
 // Run does the background work (asynchronous completions and tasks, test
 // case generations, workflow runs, webhook deliveries, the purge of ended
