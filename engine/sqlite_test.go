@@ -51,8 +51,11 @@ func deadKeys(t *testing.T, ctx context.Context, dir string) *completion.Run {
 	require.NoError(t, err)
 	ws, err := e.Store.GetWorkspaceByName(ctx, canvas.DefaultWorkspaceName)
 	require.NoError(t, err)
-	_, err = e.Idempotency.Hold(ctx) // never released: the process died holding it
+	// The hold ends without a release of the keys, as a killed process's
+	// does: its lease is still live.
+	release, err := e.Idempotency.Hold(ctx)
 	require.NoError(t, err)
+	defer release()
 	recs := map[string]*idempotency.Record{}
 	for _, key := range []string{"no-work", "task"} {
 		recs[key] = &idempotency.Record{WorkspaceID: ws.ID, Key: key, RequestHash: key}
