@@ -15,8 +15,9 @@ func (e *retryAfter) Error() string { return e.err.Error() }
 func (e *retryAfter) Unwrap() error { return e.err }
 
 // WithRetryAfter returns err carrying the time after which the caller may
-// try again, for a RATE_LIMITED error: the server sends it as the
-// Retry-After header. Its code, message and details stay err's.
+// try again, for a RATE_LIMITED error or a CONFLICT that passes (an
+// Idempotency-Key in progress): the server sends it as the Retry-After
+// header. Its code, message and details stay err's.
 func WithRetryAfter(err error, after time.Duration) error {
 	if err == nil {
 		return nil

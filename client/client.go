@@ -37,10 +37,12 @@ type Options struct {
 	// context.
 	HTTPClient *http.Client
 	// MaxRetries is how many times a retryable request is sent again after
-	// a connection error or a 429, 502, 503 or 504 answer; zero means
-	// DefaultMaxRetries, a negative value disables retries. Requests are
-	// retryable when their method is idempotent (GET, HEAD, PUT, DELETE) or
-	// when they carry an Idempotency-Key.
+	// a connection error, a 429, 502, 503 or 504 answer, or a 409 with
+	// Retry-After to a request with an Idempotency-Key (the key is held by
+	// a request in progress); zero means DefaultMaxRetries, a negative
+	// value disables retries. Requests are retryable when their method is
+	// idempotent (GET, HEAD, PUT, DELETE) or when they carry an
+	// Idempotency-Key.
 	MaxRetries int
 	// MinBackoff and MaxBackoff bound the exponential backoff between
 	// attempts (with jitter); a Retry-After answer is honoured instead.
@@ -201,7 +203,7 @@ func (c *Client) call(ctx context.Context, req request, opts ...CallOption) (*re
 			}
 			continue
 		}
-		if retryable && attempt < c.maxRetries && retryStatus(resp.status) {
+		if retryable && attempt < c.maxRetries && (retryStatus(resp.status) || keyInProgress(req, resp)) {
 			wait := c.backoff(attempt)
 			if ra, ok := retryAfter(resp.header.Get("Retry-After")); ok {
 				wait = ra
@@ -311,6 +313,14 @@ func retryStatus(status int) bool {
 		return true
 	}
 	return false
+}
+
+// keyInProgress reports whether resp refuses req because its
+// Idempotency-Key is held by a request still in progress: a 409 with
+// Retry-After, which says when the holder's hold ends.
+func keyInProgress(req request, resp *response) bool {
+	return resp.status == http.StatusConflict && req.header.Get("Idempotency-Key") != "" &&
+		resp.header.Get("Retry-After") != ""
 }
 
 // backoff is the wait before retry attempt+1: exponential from MinBackoff,

@@ -8,7 +8,9 @@
 // return every error the server answers as a *canvas.Error with the
 // server's code, message and details. Idempotent requests, and writes sent
 // WithIdempotencyKey, are retried with exponential backoff on connection
-// errors and on 429, 502, 503 and 504, honouring Retry-After.
+// errors and on 429, 502, 503 and 504, honouring Retry-After; a write sent
+// WithIdempotencyKey is retried too on a 409 with Retry-After (its key is
+// held by a request still in progress).
 //
 // Prompts serves the versions environments publish from a local cache kept
 // fresh by the server's environment watch (GET /environment/watch), with

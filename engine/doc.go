@@ -4,9 +4,11 @@
 // one Store, with the queue worker that does their background work, in an
 // order the caller never has to know. OpenSQLite opens the embedded
 // default, a data directory holding a SQLite database and the uploaded
-// files; engine/pgengine opens a PostgreSQL database that several
-// processes share, the uploaded files kept in it, so that only the programs
-// that use PostgreSQL link its driver.
+// files, and holds the directory while it is open, so that one process
+// serves it (OpenSQLiteBeside opens it for tools beside that process);
+// engine/pgengine opens a PostgreSQL database that several processes
+// share, the uploaded files kept in it, so that only the programs that use
+// PostgreSQL link its driver.
 //
 // Run does the background work (asynchronous completions and tasks, test
 // case generations, workflow runs, webhook deliveries, the purge of ended

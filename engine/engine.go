@@ -14,6 +14,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/idempotency"
 	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/retention"
@@ -127,6 +128,9 @@ type Engine struct {
 	Files        *vault.Service
 	Applications *webhook.ApplicationService
 	Deliveries   *webhook.DeliveryService
+	// Idempotency keeps the Idempotency-Keys of requests in the name of
+	// this process.
+	Idempotency *idempotency.Service
 	// Changes is the change signal of the freshness-checked caches (nil
 	// when there is none).
 	Changes canvas.ChangeVersioner
@@ -245,6 +249,9 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	r := lim.Retention
 	e.purger = retention.New(retention.Options{Store: db, Jobs: r.Jobs, Deliveries: r.Deliveries, Runs: r.Runs,
 		WorkflowRuns: r.WorkflowRuns, Interval: r.Interval, Logger: opts.Logger, Now: opts.Now})
+
+	// The Idempotency-Keys this process holds are held in its own name.
+	e.Idempotency = idempotency.NewService(idempotency.Options{Store: db, Now: opts.Now})
 
 	// Each handler is wrapped for its spans and metrics.
 	w := handlerRegistrar{e.worker, tel}

@@ -13,7 +13,14 @@
 // holds keys, and a reservation whose owner's lease has lapsed is released.
 // The work a request commits records its id on the reservation in the same
 // transaction (NewContext), so that a retry after a crash answers from that
-// work instead of doing it twice.
+// work instead of doing it twice. A process that knows the earlier holders
+// are dead (the only server of a SQLite data directory, at its start)
+// releases their keys at once (Service.ReleaseOthers) instead of waiting for
+// their leases.
+//
+// Service is what a server calls: it reserves, completes and releases keys
+// in the name of its process's Owner, and says how long a caller refused
+// because a key is in progress should wait (Service.InProgress).
 package idempotency
 
 import (
@@ -68,6 +75,11 @@ type Record struct {
 	// (RefID): no process will complete it, and the caller answers from
 	// RefID instead of running the request again.
 	Orphaned bool
+	// HeldUntil is set by ReserveIdempotencyKey on an in-progress record
+	// it returns that is still held, by the store's clock: the end of its
+	// owner's lease, or CreatedAt plus Reservation.Abandoned for a record
+	// that names no owner. It is zero when the store cannot tell.
+	HeldUntil time.Time
 }
 
 // Completed reports whether the record holds a response.
@@ -116,6 +128,14 @@ type Store interface {
 	// store's clock): the records it holds in progress are held until
 	// then.
 	RenewIdempotencyOwner(ctx context.Context, owner string, lease time.Duration) error
+	// ReleaseIdempotencyOwners ends the lease of every owner but except,
+	// as when the processes that hold keys are known to be dead: of the
+	// records they hold in progress, one whose work committed (RefID) is
+	// returned Orphaned by the next reservation of its key, so that the
+	// retry answers from that work, and any other is deleted, so that the
+	// retry runs anew. Completed records, records that name no owner and
+	// except's records are left as they are.
+	ReleaseIdempotencyOwners(ctx context.Context, except string) error
 }
 
 // Hash identifies a request for its key: the SHA-256 of the method, the

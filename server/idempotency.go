@@ -28,14 +28,17 @@ const maxReplayBody = 1 << 20
 //   - a retry with the same key and the same request (method, path and
 //     canonical JSON body, see idempotency.Hash) gets that answer again,
 //     with Idempotent-Replayed: true, without running;
-//   - the same key with a different request, or while the first request is
-//     still running, is 409 CONFLICT.
+//   - the same key with a different request is 409 CONFLICT; while the
+//     first request is still running it is 409 CONFLICT with Retry-After,
+//     the time its holder's lease has left (idempotency.Service.InProgress).
 //
-// The key is held in the name of this server's idempotency.Owner, so that
-// it is released once the process dies and its lease lapses; the work the
-// request commits records its id on the key in the same transaction. A
-// retry of a request whose process died after its work committed gets the
-// answer rebuilt from that work (answerOrphan) instead of running twice.
+// The key is reserved through the idempotency.Service, in the name of this
+// process's idempotency.Owner, so that it is released once the process
+// dies and its lease lapses (or at once, when the next server knows it
+// died: idempotency.Service.ReleaseOthers); the work the request commits
+// records its id on the key in the same transaction. A retry of a request
+// whose process died after its work committed gets the answer rebuilt from
+// that work (answerOrphan) instead of running twice.
 //
 // A streamed answer (text/event-stream) cannot be replayed: the key guards
 // against a concurrent duplicate while the stream runs and is released when
@@ -60,14 +63,14 @@ func (s *Server) idempotent(h handlerFunc) handlerFunc {
 			}
 			return canvas.Errorf(canvas.EBADREQUEST, "Could not read the request body.")
 		}
-		release, err := s.owner.Hold(r.Context())
+		release, err := s.idem.Hold(r.Context())
 		if err != nil {
 			return err
 		}
 		defer release()
 		rec := &idempotency.Record{WorkspaceID: p.WorkspaceID, Key: key,
 			RequestHash: idempotency.Hash(r.Method, r.URL.Path, body)}
-		existing, err := s.reserveKey(r.Context(), rec)
+		existing, err := s.idem.Reserve(r.Context(), rec)
 		if err != nil {
 			return err
 		}
@@ -77,21 +80,15 @@ func (s *Server) idempotent(h handlerFunc) handlerFunc {
 			}
 			// The orphan's answer is not one to keep: it was released, and
 			// the request runs again under a new reservation.
-			if existing, err = s.reserveKey(r.Context(), rec); err != nil {
+			if existing, err = s.idem.Reserve(r.Context(), rec); err != nil {
 				return err
 			}
 		}
 		if existing != nil {
-			return replay(w, existing, rec.RequestHash)
+			return s.replay(w, existing, rec.RequestHash)
 		}
 		return s.runIdempotent(w, rewound(r, body), h, rec)
 	}
-}
-
-// reserveKey reserves rec's key in the name of the server's owner.
-func (s *Server) reserveKey(ctx context.Context, rec *idempotency.Record) (*idempotency.Record, error) {
-	return s.store.ReserveIdempotencyKey(ctx, rec, idempotency.Reservation{TTL: idempotency.TTL,
-		Abandoned: idempotency.Abandoned, Owner: s.owner.ID()})
 }
 
 // rewound returns r reading body afresh.
@@ -100,13 +97,14 @@ func rewound(r *http.Request, body []byte) *http.Request {
 	return r
 }
 
-// replay answers a request whose key is already taken.
-func replay(w http.ResponseWriter, existing *idempotency.Record, hash string) error {
+// replay answers a request whose key is already taken. A key in progress
+// is CONFLICT with Retry-After: how long its holder still holds it.
+func (s *Server) replay(w http.ResponseWriter, existing *idempotency.Record, hash string) error {
 	switch {
 	case existing.RequestHash != hash:
 		return canvas.Errorf(canvas.ECONFLICT, "This Idempotency-Key was already used with a different request.")
 	case !existing.Completed():
-		return canvas.Errorf(canvas.ECONFLICT, "A request with this Idempotency-Key is in progress.")
+		return s.idem.InProgress(existing)
 	}
 	if existing.ContentType != "" {
 		w.Header().Set("Content-Type", existing.ContentType)
@@ -148,7 +146,7 @@ func (s *Server) keepAnswer(ctx context.Context, cw *captureWriter, rec *idempot
 		return
 	}
 	rec.Status, rec.ContentType, rec.Body = cw.status, cw.Header().Get("Content-Type"), cw.body.Bytes()
-	if err := s.store.CompleteIdempotencyKey(ctx, rec); err != nil {
+	if err := s.idem.Complete(ctx, rec); err != nil {
 		s.logger.ErrorContext(ctx, "idempotency: keep answer", slog.String("requestId", requestIDFrom(ctx)),
 			slog.String("key", rec.Key), slog.Any("error", err))
 		s.releaseKey(ctx, rec)
@@ -156,7 +154,7 @@ func (s *Server) keepAnswer(ctx context.Context, cw *captureWriter, rec *idempot
 }
 
 func (s *Server) releaseKey(ctx context.Context, rec *idempotency.Record) {
-	if err := s.store.ReleaseIdempotencyKey(ctx, rec); err != nil {
+	if err := s.idem.Release(ctx, rec); err != nil {
 		s.logger.ErrorContext(ctx, "idempotency: release key", slog.String("requestId", requestIDFrom(ctx)),
 			slog.String("key", rec.Key), slog.Any("error", err))
 	}

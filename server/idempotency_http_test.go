@@ -50,6 +50,7 @@ func newIdempotencyEnv(t *testing.T) *idempotencyEnv {
 	ce := &completionEnv{Providers: model.NewRegistry(ie.echo)}
 	ce.testEnv = newTestEnv(t, func(t testing.TB, db *sqlite.DB, o *server.Options) {
 		db.Now = func() time.Time { return *ie.now.Load() }
+		o.Idempotency = idempotency.NewService(idempotency.Options{Store: db, Now: db.Now})
 		ce.Service = completion.NewService(completion.Options{Store: db, Canvases: db,
 			Environments: o.Environments, Models: model.NewCaller(model.Options{Providers: ce.Providers}), Notify: ce.notify})
 		o.Completions = ce.Service

@@ -37,9 +37,9 @@ var orphanAnswerers = map[string]orphanAnswerer{
 // work committed (orphan.RefID) but before its answer was kept. The answer
 // is rebuilt from the work, sent with Idempotent-Replayed: true and kept as
 // the key's answer. While the work has not reached its answer the retry is
-// 409 CONFLICT and the key stays as it is; when that answer is not one to
-// keep, the key is released and rerun is true: the caller runs the request
-// again.
+// 409 CONFLICT with Retry-After and the key stays as it is; when that
+// answer is not one to keep, the key is released and rerun is true: the
+// caller runs the request again.
 func (s *Server) answerOrphan(w http.ResponseWriter, r *http.Request, orphan *idempotency.Record) (rerun bool, err error) {
 	answer := orphanAnswerers[r.Pattern]
 	if answer == nil {
@@ -66,7 +66,7 @@ func (s *Server) answerOrphan(w http.ResponseWriter, r *http.Request, orphan *id
 		return true, nil
 	case orphanPending:
 		cw.Header().Del("Idempotent-Replayed")
-		return false, canvas.Errorf(canvas.ECONFLICT, "A request with this Idempotency-Key is in progress.")
+		return false, s.idem.InProgress(orphan)
 	}
 	s.keepAnswer(ctx, cw, orphan)
 	return false, nil

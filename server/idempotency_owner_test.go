@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
@@ -70,6 +71,11 @@ func TestIdempotency_KilledHolder(t *testing.T) {
 		d.reserve("k-none", "/v1/tasks", task)
 		r := ie.Do(http.MethodPost, "/v1/tasks", ie.Editor, task, key("k-none")...)
 		require.Equal(t, http.StatusConflict, r.Status, "within the lease the holder may be alive: %s", r.Body)
+		assert.Equal(t, "15", r.Header.Get("Retry-After"), "the holder's whole lease is left")
+		ie.advance(10*time.Second + time.Millisecond)
+		r = ie.Do(http.MethodPost, "/v1/tasks", ie.Editor, task, key("k-none")...)
+		require.Equal(t, http.StatusConflict, r.Status, "%s", r.Body)
+		assert.Equal(t, "5", r.Header.Get("Retry-After"), "what is left of the lease, in whole seconds rounded up")
 		d.lapse()
 		r = ie.Do(http.MethodPost, "/v1/tasks", ie.Editor, task, key("k-none")...)
 		require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -50,7 +51,8 @@ func newIdemEnv(t *testing.T) *idemEnv {
 	e.now.Store(&start)
 	db.Now = func() time.Time { return *e.now.Load() }
 	s, err := newServer(Options{Store: db, Canvases: canvas.NewService(canvas.Options{Store: db}), Environments: env.NewService(env.Options{Store: db, Canvases: db, Changes: db}),
-		Auth: NewAuthenticator(AuthOptions{Store: db, Changes: db})})
+		Auth:        NewAuthenticator(AuthOptions{Store: db, Changes: db}),
+		Idempotency: idempotency.NewService(idempotency.Options{Store: db, Now: db.Now})})
 	require.NoError(t, err)
 	s.route("POST /test/run", s.idempotent(e.handle))
 	srv := httptest.NewServer(s.middleware(s.mux))
@@ -161,6 +163,7 @@ func TestServer_Idempotent(t *testing.T) {
 		assert.Equal(t, http.StatusConflict, r.status)
 		assert.Equal(t, canvas.ECONFLICT, errorCode(t, r))
 		assert.Contains(t, r.body, "different request")
+		assert.Empty(t, r.header.Get("Retry-After"), "waiting does not help")
 		assert.Equal(t, int64(1), e.runs.Load())
 	})
 	t.Run("WorkspacesIndependent", func(t *testing.T) {
@@ -181,6 +184,8 @@ func TestServer_Idempotent(t *testing.T) {
 		r := e.post("acme", "k1", `{"wait":true}`)
 		assert.Equal(t, http.StatusConflict, r.status)
 		assert.Contains(t, r.body, "in progress")
+		assert.Equal(t, strconv.Itoa(int(idempotency.DefaultOwnerLease/time.Second)), r.header.Get("Retry-After"),
+			"the holder's lease, renewed at the store's still clock, has all of it left")
 		close(e.release)
 		wg.Wait()
 		assert.Equal(t, http.StatusAccepted, first.status)

@@ -80,10 +80,10 @@ type Options struct {
 	// the http.Server's own MaxHeaderBytes, past which net/http answers
 	// 431 itself, in plain text.
 	MaxHeaderBytes int
-	// IdempotencyLease is how long the Idempotency-Keys this server holds
-	// in progress stay held once it stops renewing them (it was killed);
-	// zero means idempotency.DefaultOwnerLease.
-	IdempotencyLease time.Duration
+	// Idempotency keeps the Idempotency-Keys of POST requests in the name
+	// of this process; nil takes the Engine's, and without an Engine one
+	// over Store with the default lease.
+	Idempotency *idempotency.Service
 	// Limits bounds request rates and queued work (ratelimit.go); the
 	// zero value limits nothing.
 	Limits Limits
@@ -121,7 +121,7 @@ type Server struct {
 	tracer       trace.Tracer // nil records nothing
 	maxBody      int64
 	maxHeader    int
-	owner        *idempotency.Owner
+	idem         *idempotency.Service
 	limits       *limiter
 	mux          *http.ServeMux
 	schemas      *schemaSet
@@ -171,6 +171,7 @@ func newServer(opts Options) (*Server, error) {
 		fill(&opts.Metrics, e.Metrics)
 		fill(&opts.TracerProvider, e.TracerProvider)
 		fill(&opts.Limits.ModelWork, ModelWork(e))
+		fill(&opts.Idempotency, e.Idempotency)
 	}
 	s := &Server{
 		store:        opts.Store,
@@ -188,12 +189,15 @@ func newServer(opts Options) (*Server, error) {
 		logger:       opts.Logger,
 		maxBody:      opts.MaxBodyBytes,
 		maxHeader:    opts.MaxHeaderBytes,
-		owner:        idempotency.NewOwner(opts.Store, opts.IdempotencyLease),
+		idem:         opts.Idempotency,
 		limits:       newLimiter(opts.Limits),
 		mux:          http.NewServeMux(),
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
+	}
+	if s.idem == nil {
+		s.idem = idempotency.NewService(idempotency.Options{Store: opts.Store})
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes

@@ -112,9 +112,12 @@ func (c *config) database() (database, error) { return parseDatabase(c.Database,
 
 // openEngine opens the store and blob storage the configuration selects
 // and builds the engine over them with opts. Without create, a SQLite data
-// directory must already hold a database. The returned close closes the
-// engine, then the blob storage.
-func (c *config) openEngine(ctx context.Context, opts engine.Options, create bool) (*engine.Engine, func() error, error) {
+// directory must already hold a database. The server (serving) holds a
+// SQLite data directory while it runs (engine.OpenSQLite), so that a
+// second server on it fails; the other commands open it beside the server
+// (engine.OpenSQLiteBeside). The returned close closes the engine, then
+// the blob storage.
+func (c *config) openEngine(ctx context.Context, opts engine.Options, create, serving bool) (*engine.Engine, func() error, error) {
 	db, err := c.database()
 	if err != nil {
 		return nil, nil, err
@@ -133,10 +136,12 @@ func (c *config) openEngine(ctx context.Context, opts engine.Options, create boo
 		opts.Blobs, closeBlobs = b, b.Close
 	}
 	var eng *engine.Engine
-	switch db.Kind {
-	case kindSQLite:
+	switch kind := db.Kind; {
+	case kind == kindSQLite && serving:
 		eng, err = engine.OpenSQLite(ctx, db.Dir, opts)
-	case kindPostgres:
+	case kind == kindSQLite:
+		eng, err = engine.OpenSQLiteBeside(ctx, db.Dir, opts)
+	case kind == kindPostgres:
 		eng, err = pgengine.Open(ctx, db.DSN, opts)
 	}
 	if err != nil {

@@ -36,7 +36,7 @@ func export(ctx context.Context, args []string, getenv func(string) string, stdo
 		fmt.Fprint(stderr, "canvasd export: --out is required\n\n"+commandUsage("export"))
 		return errUsage
 	}
-	eng, closeEngine, err := cfg.openEngine(ctx, engine.Options{}, false)
+	eng, closeEngine, err := cfg.openEngine(ctx, engine.Options{}, false, false)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func importCmd(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	eng, closeEngine, err := cfg.openEngine(ctx, engine.Options{}, true)
+	eng, closeEngine, err := cfg.openEngine(ctx, engine.Options{}, true, false)
 	if err != nil {
 		return err
 	}

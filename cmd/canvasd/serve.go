@@ -111,7 +111,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 	}()
 	opts.TracerProvider, opts.Metrics = tp, metricsRegistry()
-	eng, closeFn, err := cfg.openEngine(ctx, opts, true)
+	eng, closeFn, err := cfg.openEngine(ctx, opts, true, true)
 	if err != nil {
 		return err
 	}

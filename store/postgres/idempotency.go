@@ -93,15 +93,28 @@ func (db *DB) ReserveIdempotencyKey(ctx context.Context, r *idempotency.Record, 
 
 // reservationGone reports whether the in-progress record rec is no longer
 // held: its owner's lease has lapsed (or it has none), or, when it names no
-// owner, it is older than res.Abandoned.
+// owner, it is older than res.Abandoned. A record still held gets its
+// HeldUntil.
 func reservationGone(ctx context.Context, tx *Tx, rec *idempotency.Record, res idempotency.Reservation) (bool, error) {
+	var until time.Time
 	if rec.Owner == "" {
-		return res.Abandoned > 0 && !rec.CreatedAt.After(tx.now.Add(-res.Abandoned)), nil
+		if res.Abandoned <= 0 {
+			return false, nil
+		}
+		until = rec.CreatedAt.Add(res.Abandoned)
+	} else {
+		err := tx.QueryRow(ctx, `SELECT lease_until FROM idempotency_owners WHERE id = $1`, rec.Owner).Scan(&until)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return true, nil
+		} else if err != nil {
+			return false, err
+		}
 	}
-	var n int
-	err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM idempotency_owners WHERE id = $1 AND lease_until > $2`,
-		rec.Owner, tx.now).Scan(&n)
-	return n == 0, err
+	if !until.After(tx.now) {
+		return true, nil
+	}
+	rec.HeldUntil = until
+	return false, nil
 }
 
 // RenewIdempotencyOwner sets owner's lease to end lease from now. It also

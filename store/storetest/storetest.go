@@ -33,6 +33,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Run("Publication", func(t *testing.T) { testPublications(t, newStore) })
 	t.Run("Idempotency", func(t *testing.T) { testIdempotency(t, newStore) })
 	t.Run("IdempotencyOwner", func(t *testing.T) { testIdempotencyOwners(t, newStore) })
+	t.Run("IdempotencyRelease", func(t *testing.T) { testIdempotencyRelease(t, newStore) })
 	t.Run("Queue", func(t *testing.T) { testQueue(t, newStore) })
 	t.Run("QueueBacklog", func(t *testing.T) { testQueueBacklog(t, newStore) })
 	t.Run("QueueStats", func(t *testing.T) { testQueueStats(t, newStore) })
