@@ -10,95 +10,61 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/promptcanvas/promptcanvas/completion"
-	"github.com/promptcanvas/promptcanvas/testcase"
-	"github.com/promptcanvas/promptcanvas/vault"
-	"github.com/promptcanvas/promptcanvas/webhook"
-	"github.com/promptcanvas/promptcanvas/workflow"
+	"github.com/promptcanvas/promptcanvas/client/wire"
 )
 
 // Completions and tasks.
 
-// CompletionRequest is the body of POST /v2/chat/completions, without the
-// stream and async switches, which the methods set.
-type CompletionRequest struct {
-	CanvasID        string               `json:"canvas_id"`
-	Variables       map[string]any       `json:"variables,omitempty"`
-	Messages        []CompletionMessage  `json:"messages,omitempty"`
-	WebhookURL      string               `json:"webhook_url,omitempty"`
-	EnvironmentName string               `json:"environment_name,omitempty"`
-	VersionID       string               `json:"version_id,omitempty"`
-	ApplicationID   string               `json:"application_id,omitempty"`
-	Settings        *completion.Settings `json:"settings,omitempty"`
-}
-
-// CompletionMessage is a message added after the version's own.
-type CompletionMessage struct {
-	Content string `json:"content"`
-}
-
-// Accepted is the 202 answer to an asynchronous completion, a task, or a
-// workflow completion that paused.
-type Accepted struct {
-	ID          string `json:"id"`
-	Object      string `json:"object,omitempty"`
-	Status      string `json:"status"`
-	ExecutionID string `json:"executionId,omitempty"`
-}
-
-type completionBody struct {
-	CompletionRequest
-	Stream bool `json:"stream,omitempty"`
-	Async  bool `json:"async,omitempty"`
-}
-
-// Complete runs a canvas and waits for the answer. A workflow version that
-// pauses for review or action returns an *AcceptedError naming the run.
-func (c *Client) Complete(ctx context.Context, req CompletionRequest, opts ...CallOption) (*completion.Response, error) {
+// Complete runs a canvas and waits for the answer (req's Stream and Async
+// are ignored). A workflow version that pauses for review or action
+// returns an *AcceptedError naming the run.
+func (c *Client) Complete(ctx context.Context, req wire.CompletionRequest, opts ...CallOption) (*wire.Response, error) {
+	req.Stream, req.Async = false, false
 	var raw json.RawMessage
 	resp, err := c.call(ctx, request{method: http.MethodPost, path: "/v2/chat/completions",
-		body: completionBody{CompletionRequest: req}, out: &raw}, opts...)
+		body: req, out: &raw}, opts...)
 	if err != nil {
 		return nil, err
 	}
 	if resp.status == http.StatusAccepted {
-		var a Accepted
+		var a wire.Accepted
 		if err := json.Unmarshal(raw, &a); err != nil {
 			return nil, err
 		}
 		return nil, &AcceptedError{Accepted: a}
 	}
-	var out completion.Response
+	var out wire.Response
 	return &out, json.Unmarshal(raw, &out)
 }
 
 // AcceptedError is returned by Complete when the server accepted the run
 // without finishing it (a workflow that paused): read it later by its id.
 type AcceptedError struct {
-	Accepted Accepted
+	Accepted wire.Accepted
 }
 
 func (e *AcceptedError) Error() string {
 	return fmt.Sprintf("client: run %s was accepted with status %s", e.Accepted.ID, e.Accepted.Status)
 }
 
-// CompleteAsync queues a completion: GetCompletion reads it later, and
-// WebhookURL, when set, is notified when it ends.
-func (c *Client) CompleteAsync(ctx context.Context, req CompletionRequest, opts ...CallOption) (*Accepted, error) {
-	var out Accepted
-	return &out, c.write(ctx, http.MethodPost, "/v2/chat/completions",
-		completionBody{CompletionRequest: req, Async: true}, &out, opts)
+// CompleteAsync queues a completion (req's Async is set): GetCompletion
+// reads it later, and WebhookURL, when set, is notified when it ends.
+func (c *Client) CompleteAsync(ctx context.Context, req wire.CompletionRequest, opts ...CallOption) (*wire.Accepted, error) {
+	req.Stream, req.Async = false, true
+	var out wire.Accepted
+	return &out, c.write(ctx, http.MethodPost, "/v2/chat/completions", req, &out, opts)
 }
 
-// CompleteStream runs a canvas and calls onText with each piece of the
-// answer as it is streamed. An error event of the stream is returned as a
-// *canvas.Error. Streams are not retried.
-func (c *Client) CompleteStream(ctx context.Context, req CompletionRequest, onText func(string) error, opts ...CallOption) error {
+// CompleteStream runs a canvas (req's Stream is set) and calls onText with
+// each piece of the answer as it is streamed. An error event of the stream
+// is returned as an *Error. Streams are not retried.
+func (c *Client) CompleteStream(ctx context.Context, req wire.CompletionRequest, onText func(string) error, opts ...CallOption) error {
+	req.Stream, req.Async = true, false
 	var co callOptions
 	for _, o := range opts {
 		o(&co)
 	}
-	payload, err := json.Marshal(completionBody{CompletionRequest: req, Stream: true})
+	payload, err := json.Marshal(req)
 	if err != nil {
 		return err
 	}
@@ -120,7 +86,7 @@ func (c *Client) CompleteStream(ctx context.Context, req CompletionRequest, onTe
 		if resp.StatusCode >= 400 {
 			return decodeError(r)
 		}
-		return &AcceptedError{Accepted: func() (a Accepted) { _ = json.Unmarshal(b, &a); return a }()}
+		return &AcceptedError{Accepted: func() (a wire.Accepted) { _ = json.Unmarshal(b, &a); return a }()}
 	}
 	return readEvents(resp.Body, func(ev event) error {
 		switch {
@@ -129,15 +95,7 @@ func (c *Client) CompleteStream(ctx context.Context, req CompletionRequest, onTe
 		case ev.data == "[DONE]":
 			return errStop
 		}
-		var chunk struct {
-			Choices []struct {
-				Delta struct {
-					Content struct {
-						Text string `json:"text"`
-					} `json:"content"`
-				} `json:"delta"`
-			} `json:"choices"`
-		}
+		var chunk wire.Chunk
 		if err := json.Unmarshal([]byte(ev.data), &chunk); err != nil {
 			return err
 		}
@@ -152,28 +110,20 @@ func (c *Client) CompleteStream(ctx context.Context, req CompletionRequest, onTe
 
 // GetCompletion reads a completion run: its status and, once finished, its
 // result or error.
-func (c *Client) GetCompletion(ctx context.Context, id string) (*completion.Run, error) {
-	var out completion.Run
+func (c *Client) GetCompletion(ctx context.Context, id string) (*wire.Run, error) {
+	var out wire.Run
 	return &out, c.get(ctx, "/v2/chat/completions/"+esc(id), nil, &out)
 }
 
-// TaskRequest is the body of POST /v1/tasks.
-type TaskRequest struct {
-	Prompt     string         `json:"prompt"`
-	Model      string         `json:"model,omitempty"`
-	WebhookURL string         `json:"webhook_url,omitempty"`
-	Variables  map[string]any `json:"variables,omitempty"`
-}
-
 // CreateTask queues a task.
-func (c *Client) CreateTask(ctx context.Context, req TaskRequest, opts ...CallOption) (*Accepted, error) {
-	var out Accepted
+func (c *Client) CreateTask(ctx context.Context, req wire.TaskRequest, opts ...CallOption) (*wire.Accepted, error) {
+	var out wire.Accepted
 	return &out, c.write(ctx, http.MethodPost, "/v1/tasks", req, &out, opts)
 }
 
 // GetTask reads a task run.
-func (c *Client) GetTask(ctx context.Context, id string) (*completion.Run, error) {
-	var out completion.Run
+func (c *Client) GetTask(ctx context.Context, id string) (*wire.Run, error) {
+	var out wire.Run
 	return &out, c.get(ctx, "/v1/tasks/"+esc(id), nil, &out)
 }
 
@@ -185,16 +135,16 @@ const CompatibilityDate = "2025-01-01"
 func fileHeader() CallOption { return WithHeader("x-compatibility-date", CompatibilityDate) }
 
 // CreateFile asks for an upload URL for a new file.
-func (c *Client) CreateFile(ctx context.Context, fileName string, opts ...CallOption) (*vault.Upload, error) {
-	var out vault.Upload
-	return &out, c.write(ctx, http.MethodPost, "/v3/files", map[string]string{"fileName": fileName}, &out,
+func (c *Client) CreateFile(ctx context.Context, fileName string, opts ...CallOption) (*wire.Upload, error) {
+	var out wire.Upload
+	return &out, c.write(ctx, http.MethodPost, "/v3/files", wire.CreateFileRequest{FileName: fileName}, &out,
 		append([]CallOption{fileHeader()}, opts...))
 }
 
 // UploadFile sends the bytes of a file to its upload URL (which needs no
 // token; a relative one is resolved against the base URL) and returns the
 // file's metadata.
-func (c *Client) UploadFile(ctx context.Context, up *vault.Upload, contentType string, content []byte) (*vault.File, error) {
+func (c *Client) UploadFile(ctx context.Context, up *wire.Upload, contentType string, content []byte) (*wire.File, error) {
 	u, err := url.Parse(up.UploadURL)
 	if err != nil {
 		return nil, fmt.Errorf("client: upload URL: %w", err)
@@ -220,13 +170,13 @@ func (c *Client) UploadFile(ctx context.Context, up *vault.Upload, contentType s
 	if resp.StatusCode >= 400 {
 		return nil, decodeError(&response{status: resp.StatusCode, header: resp.Header, body: b})
 	}
-	var f vault.File
+	var f wire.File
 	return &f, json.Unmarshal(b, &f)
 }
 
 // GetFile reads a file's metadata.
-func (c *Client) GetFile(ctx context.Context, id string) (*vault.File, error) {
-	var out vault.File
+func (c *Client) GetFile(ctx context.Context, id string) (*wire.File, error) {
+	var out wire.File
 	_, err := c.call(ctx, request{method: http.MethodGet, path: "/v3/files/" + esc(id), out: &out}, fileHeader())
 	return &out, err
 }
@@ -234,20 +184,20 @@ func (c *Client) GetFile(ctx context.Context, id string) (*vault.File, error) {
 // Test cases.
 
 // CreateTestCase creates a test case of a canvas.
-func (c *Client) CreateTestCase(ctx context.Context, params testcase.CreateParams, opts ...CallOption) (*testcase.TestCase, error) {
-	var out testcase.TestCase
+func (c *Client) CreateTestCase(ctx context.Context, params wire.CreateTestCaseParams, opts ...CallOption) (*wire.TestCase, error) {
+	var out wire.TestCase
 	return &out, c.write(ctx, http.MethodPost, "/test-case", params, &out, opts)
 }
 
 // GetTestCase reads a test case.
-func (c *Client) GetTestCase(ctx context.Context, id string) (*testcase.TestCase, error) {
-	var out testcase.TestCase
+func (c *Client) GetTestCase(ctx context.Context, id string) (*wire.TestCase, error) {
+	var out wire.TestCase
 	return &out, c.get(ctx, "/test-case/"+esc(id), nil, &out)
 }
 
 // ListTestCases lists a canvas' test cases.
-func (c *Client) ListTestCases(ctx context.Context, canvasID string) ([]*testcase.TestCase, error) {
-	var out []*testcase.TestCase
+func (c *Client) ListTestCases(ctx context.Context, canvasID string) ([]*wire.TestCase, error) {
+	var out []*wire.TestCase
 	return out, c.get(ctx, "/test-case", url.Values{"promptId": {canvasID}}, &out)
 }
 
@@ -258,41 +208,41 @@ func (c *Client) DeleteTestCase(ctx context.Context, id string, opts ...CallOpti
 
 // RunTestCase runs a test case against a version; the generation it
 // starts is read with GetGeneration.
-func (c *Client) RunTestCase(ctx context.Context, id, versionID string, opts ...CallOption) (*testcase.RunResult, error) {
-	var out testcase.RunResult
+func (c *Client) RunTestCase(ctx context.Context, id, versionID string, opts ...CallOption) (*wire.RunTestCaseResult, error) {
+	var out wire.RunTestCaseResult
 	return &out, c.write(ctx, http.MethodPost, "/test-case/"+esc(id)+"/run",
-		map[string]string{"promptVersionId": versionID}, &out, opts)
+		wire.RunTestCaseRequest{PromptVersionID: versionID}, &out, opts)
 }
 
 // GetGeneration reads a test case generation.
-func (c *Client) GetGeneration(ctx context.Context, id string) (*testcase.Generation, error) {
-	var out testcase.Generation
+func (c *Client) GetGeneration(ctx context.Context, id string) (*wire.Generation, error) {
+	var out wire.Generation
 	return &out, c.get(ctx, "/test-case/generations/"+esc(id), nil, &out)
 }
 
 // Workflow runs.
 
 // GetWorkflowRun reads a workflow run with its steps and graph.
-func (c *Client) GetWorkflowRun(ctx context.Context, id string) (*workflow.View, error) {
-	var out workflow.View
+func (c *Client) GetWorkflowRun(ctx context.Context, id string) (*wire.WorkflowRun, error) {
+	var out wire.WorkflowRun
 	return &out, c.get(ctx, "/workflow/runs/"+esc(id), nil, &out)
 }
 
 // CancelWorkflowRun cancels a run; a run that already ended is CONFLICT.
-func (c *Client) CancelWorkflowRun(ctx context.Context, id string, opts ...CallOption) (*workflow.View, error) {
-	var out workflow.View
+func (c *Client) CancelWorkflowRun(ctx context.Context, id string, opts ...CallOption) (*wire.WorkflowRun, error) {
+	var out wire.WorkflowRun
 	return &out, c.write(ctx, http.MethodPost, "/workflow/runs/"+esc(id)+"/cancel", nil, &out, opts)
 }
 
 // ReviewWorkflowRun answers a run waiting for review.
-func (c *Client) ReviewWorkflowRun(ctx context.Context, id string, params workflow.ReviewParams, opts ...CallOption) (*workflow.View, error) {
-	var out workflow.View
+func (c *Client) ReviewWorkflowRun(ctx context.Context, id string, params wire.ReviewParams, opts ...CallOption) (*wire.WorkflowRun, error) {
+	var out wire.WorkflowRun
 	return &out, c.write(ctx, http.MethodPost, "/workflow/runs/"+esc(id)+"/review", params, &out, opts)
 }
 
 // ResumeWorkflowRun gives input to a run that requires action.
-func (c *Client) ResumeWorkflowRun(ctx context.Context, id string, params workflow.ResumeParams, opts ...CallOption) (*workflow.View, error) {
-	var out workflow.View
+func (c *Client) ResumeWorkflowRun(ctx context.Context, id string, params wire.ResumeParams, opts ...CallOption) (*wire.WorkflowRun, error) {
+	var out wire.WorkflowRun
 	return &out, c.write(ctx, http.MethodPost, "/workflow/runs/"+esc(id)+"/resume", params, &out, opts)
 }
 
@@ -300,27 +250,27 @@ func (c *Client) ResumeWorkflowRun(ctx context.Context, id string, params workfl
 
 // CreateApplication creates an application; the answer is the only time
 // its signing secret is shown.
-func (c *Client) CreateApplication(ctx context.Context, params webhook.CreateApplicationParams, opts ...CallOption) (*webhook.ApplicationWithSecret, error) {
-	var out webhook.ApplicationWithSecret
+func (c *Client) CreateApplication(ctx context.Context, params wire.CreateApplicationParams, opts ...CallOption) (*wire.ApplicationWithSecret, error) {
+	var out wire.ApplicationWithSecret
 	return &out, c.write(ctx, http.MethodPost, "/applications", params, &out, opts)
 }
 
 // GetApplication reads an application.
-func (c *Client) GetApplication(ctx context.Context, id string) (*webhook.Application, error) {
-	var out webhook.Application
+func (c *Client) GetApplication(ctx context.Context, id string) (*wire.Application, error) {
+	var out wire.Application
 	return &out, c.get(ctx, "/applications/"+esc(id), nil, &out)
 }
 
 // ListApplications lists the workspace's applications.
-func (c *Client) ListApplications(ctx context.Context) ([]*webhook.Application, error) {
-	var out []*webhook.Application
+func (c *Client) ListApplications(ctx context.Context) ([]*wire.Application, error) {
+	var out []*wire.Application
 	return out, c.get(ctx, "/applications", nil, &out)
 }
 
 // UpdateApplication changes the fields patch names (name, promptId,
 // environmentName, events); a null promptId clears it.
-func (c *Client) UpdateApplication(ctx context.Context, id string, patch map[string]any, opts ...CallOption) (*webhook.Application, error) {
-	var out webhook.Application
+func (c *Client) UpdateApplication(ctx context.Context, id string, patch map[string]any, opts ...CallOption) (*wire.Application, error) {
+	var out wire.Application
 	return &out, c.write(ctx, http.MethodPatch, "/applications/"+esc(id), patch, &out, opts)
 }
 
@@ -329,8 +279,18 @@ func (c *Client) DeleteApplication(ctx context.Context, id string, opts ...CallO
 	return c.write(ctx, http.MethodDelete, "/applications/"+esc(id), nil, nil, opts)
 }
 
+// DeliveryFilter selects a page of the delivery log; empty fields do not
+// filter, and a zero Limit takes the server's default.
+type DeliveryFilter struct {
+	ApplicationID string
+	Status        string
+	EventType     string
+	Limit         int
+	Offset        int
+}
+
 // ListDeliveries reads one page of the webhook delivery log, newest first.
-func (c *Client) ListDeliveries(ctx context.Context, f webhook.DeliveryFilter) (*Page[*webhook.LoggedDelivery], error) {
+func (c *Client) ListDeliveries(ctx context.Context, f DeliveryFilter) (*wire.Page[*wire.LoggedDelivery], error) {
 	q := url.Values{}
 	setIf(q, "applicationId", f.ApplicationID)
 	setIf(q, "status", f.Status)
@@ -341,18 +301,18 @@ func (c *Client) ListDeliveries(ctx context.Context, f webhook.DeliveryFilter) (
 	if f.Offset > 0 {
 		q.Set("offset", strconv.Itoa(f.Offset))
 	}
-	var out Page[*webhook.LoggedDelivery]
+	var out wire.Page[*wire.LoggedDelivery]
 	return &out, c.get(ctx, "/webhooks/deliveries", q, &out)
 }
 
 // GetDelivery reads one delivery with its attempts.
-func (c *Client) GetDelivery(ctx context.Context, id string) (*webhook.LoggedDelivery, error) {
-	var out webhook.LoggedDelivery
+func (c *Client) GetDelivery(ctx context.Context, id string) (*wire.LoggedDelivery, error) {
+	var out wire.LoggedDelivery
 	return &out, c.get(ctx, "/webhooks/deliveries/"+esc(id), nil, &out)
 }
 
 // Redeliver sends a delivery again.
-func (c *Client) Redeliver(ctx context.Context, id string, opts ...CallOption) (*webhook.LoggedDelivery, error) {
-	var out webhook.LoggedDelivery
+func (c *Client) Redeliver(ctx context.Context, id string, opts ...CallOption) (*wire.LoggedDelivery, error) {
+	var out wire.LoggedDelivery
 	return &out, c.write(ctx, http.MethodPost, "/webhooks/deliveries/"+esc(id)+"/redeliver", nil, &out, opts)
 }

@@ -8,9 +8,9 @@ import (
 	"net/url"
 )
 
-// The typed calls (api_*.go) answer the domain's own types where the server's
-// JSON is theirs. Every error the server answers is a *canvas.Error; writes
-// take CallOptions (WithIdempotencyKey).
+// The typed calls (api_*.go) send and answer the types of package wire.
+// Every error the server answers is an *Error; writes take CallOptions
+// (WithIdempotencyKey).
 
 // get reads path into out.
 func (c *Client) get(ctx context.Context, path string, query url.Values, out any) error {
@@ -20,8 +20,8 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, out any
 
 // write sends body to path with method and reads the answer into out. A
 // POST body is sent without its null fields and top-level empty strings:
-// the domain's params structs mean "the default" by both, which the
-// server's schemas spell as an absent field.
+// a params struct means "the default" by both, which the server's schemas
+// spell as an absent field.
 func (c *Client) write(ctx context.Context, method, path string, body, out any, opts []CallOption) error {
 	if method == http.MethodPost && body != nil {
 		compacted, err := compact(body)

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/client/wire"
 )
 
 // Retry defaults: how many times a retryable request is sent again, and the
@@ -121,25 +121,40 @@ func WithHeader(name, value string) CallOption {
 	}
 }
 
-// HTTPError is the cause (canvas.Error.Err) of an error the server answered:
-// its status and the request id, for reports and support.
-type HTTPError struct {
+// Error is an error the server answered: the code, message and details
+// of its JSON error body (wire.ErrorBody), the HTTP status and the request
+// id, for reports and support. An answer without an error body (a proxy's
+// 502, say) has the code its status stands for.
+type Error struct {
 	StatusCode int
+	Code       string
+	Message    string
+	Details    []wire.Detail
 	RequestID  string
 }
 
-func (e *HTTPError) Error() string {
-	return fmt.Sprintf("HTTP %d (request %s)", e.StatusCode, e.RequestID)
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s: %s (HTTP %d, request %s)", e.Code, e.Message, e.StatusCode, e.RequestID)
 }
 
 // StatusCode returns the HTTP status of an error the server answered, or 0
 // when err did not come from an answer (a connection error, say).
 func StatusCode(err error) int {
-	var he *HTTPError
-	if errors.As(err, &he) {
-		return he.StatusCode
+	var e *Error
+	if errors.As(err, &e) {
+		return e.StatusCode
 	}
 	return 0
+}
+
+// ErrorCode returns the code of an error the server answered (wire.CodeNotFound,
+// ...), or "" when err did not come from an answer.
+func ErrorCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
 }
 
 // request is one call: what to send and where to put the answer.
@@ -166,7 +181,7 @@ type response struct {
 }
 
 // call sends req with retries and decodes the answer: a 2xx into req.out,
-// a 304 as it is, anything else as a *canvas.Error.
+// a 304 as it is, anything else as an *Error.
 func (c *Client) call(ctx context.Context, req request, opts ...CallOption) (*response, error) {
 	var co callOptions
 	for _, o := range opts {
@@ -265,25 +280,21 @@ func (c *Client) setHeaders(hr *http.Request, extra http.Header) {
 	}
 }
 
-// decodeError turns an error answer into a *canvas.Error with the server's
-// code, message and details; its Err is an *HTTPError.
+// decodeError turns an error answer into an *Error with the server's code,
+// message and details.
 func decodeError(resp *response) error {
-	var body struct {
-		Code      string          `json:"code"`
-		Message   string          `json:"message"`
-		Details   []canvas.Detail `json:"details"`
-		RequestID string          `json:"requestId"`
-	}
+	var body wire.ErrorBody
 	_ = json.Unmarshal(resp.body, &body)
-	he := &HTTPError{StatusCode: resp.status, RequestID: body.RequestID}
-	if he.RequestID == "" {
-		he.RequestID = resp.header.Get("X-Request-Id")
+	e := &Error{StatusCode: resp.status, Code: body.Code, Message: body.Message, Details: body.Details,
+		RequestID: body.RequestID}
+	if e.RequestID == "" {
+		e.RequestID = resp.header.Get("X-Request-Id")
 	}
-	if body.Code == "" {
-		body.Code = codeOfStatus(resp.status)
-		body.Message = http.StatusText(resp.status)
+	if e.Code == "" {
+		e.Code = codeOfStatus(resp.status)
+		e.Message = http.StatusText(resp.status)
 	}
-	return &canvas.Error{Code: body.Code, Message: body.Message, Details: body.Details, Err: he}
+	return e
 }
 
 // codeOfStatus names the code of an error answer without the error body (a
@@ -291,19 +302,19 @@ func decodeError(resp *response) error {
 func codeOfStatus(status int) string {
 	switch status {
 	case http.StatusBadRequest:
-		return canvas.EBADREQUEST
+		return wire.CodeBadRequest
 	case http.StatusUnauthorized:
-		return canvas.EUNAUTHORIZED
+		return wire.CodeUnauthorized
 	case http.StatusForbidden:
-		return canvas.EFORBIDDEN
+		return wire.CodeForbidden
 	case http.StatusNotFound:
-		return canvas.ENOTFOUND
+		return wire.CodeNotFound
 	case http.StatusConflict:
-		return canvas.ECONFLICT
+		return wire.CodeConflict
 	case http.StatusTooManyRequests:
-		return canvas.ERATELIMITED
+		return wire.CodeRateLimited
 	}
-	return canvas.EINTERNAL
+	return wire.CodeInternal
 }
 
 // retryStatus reports whether an answer says "try again later".

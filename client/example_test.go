@@ -3,69 +3,38 @@ package client_test
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
-	"os"
+	"log"
 
-	"github.com/google/uuid"
-	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/client"
-	"github.com/promptcanvas/promptcanvas/engine"
-	"github.com/promptcanvas/promptcanvas/env"
-	"github.com/promptcanvas/promptcanvas/server"
+	"github.com/promptcanvas/promptcanvas/client/wire"
 )
 
-// Example publishes a version through the client and reads it back through
-// Prompts, the cache a program keeps its prompts in. The server is an
-// engine on a temporary directory, as canvasd would serve it.
+// Example runs a canvas and keeps the version production serves in a
+// Prompts cache. It needs a server at the address (canvasd serve).
 func Example() {
 	ctx := context.Background()
-	dir, _ := os.MkdirTemp("", "client-example")
-	defer os.RemoveAll(dir)
-	eng, err := engine.OpenSQLite(ctx, dir, engine.Options{})
+	c, err := client.New("http://127.0.0.1:8080", client.Options{Token: "an API key"})
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
-	defer eng.Close()
-	token := uuid.NewString()
-	if _, _, err := eng.Bootstrap(ctx, token); err != nil {
-		fmt.Println(err)
-		return
+	res, err := c.Complete(ctx, wire.CompletionRequest{CanvasID: "6f1c2a3e-7d5b-4c8a-9e0f-1a2b3c4d5e6f",
+		Variables: map[string]any{"name": "Ada"}})
+	switch {
+	case client.ErrorCode(err) == wire.CodeNotFound:
+		log.Fatal("no such canvas, or nothing published")
+	case err != nil:
+		log.Fatal(err)
 	}
-	h, _ := server.New(server.Options{Engine: eng, Auth: server.NewAuthenticator(server.AuthOptions{Store: eng.Store, Changes: eng.Changes})})
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	fmt.Println(res.Choices[0].Message.Content.Text)
 
-	c, err := client.New(srv.URL, client.Options{Token: token})
+	prompts, err := c.NewPrompts(client.PromptsOptions{SnapshotDir: "prompts"})
 	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	project, _ := c.CreateProject(ctx, "support")
-	cv, _ := c.CreateCanvas(ctx, canvas.CreateCanvasParams{Title: "Greeter", ProjectID: &project.ID})
-	v, _ := c.CreateVersion(ctx, canvas.CreateVersionParams{PromptID: cv.ID,
-		Message: &canvas.MessageInput{Role: canvas.RoleSystem, Content: "Say hi to {{name}}."}})
-	if _, err := c.Publish(ctx, env.PublishVersionParams{CanvasID: cv.ID, EnvName: "production", VersionID: v.ID}); err != nil {
-		fmt.Println(err)
-		return
-	}
-
-	prompts, err := c.NewPrompts(client.PromptsOptions{})
-	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	defer prompts.Close()
-	p, err := prompts.Get(ctx, cv.ID, "production")
+	p, err := prompts.Get(ctx, "6f1c2a3e-7d5b-4c8a-9e0f-1a2b3c4d5e6f", wire.Production)
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	fmt.Println(*p.Version.Content, p.Stale)
-
-	_, err = c.GetCanvas(ctx, uuid.NewString())
-	fmt.Println(canvas.ErrorCode(err))
-	// Output:
-	// Say hi to {{name}}. false
-	// NOT_FOUND
 }

@@ -6,15 +6,13 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/promptcanvas/promptcanvas/canvas"
-	"github.com/promptcanvas/promptcanvas/env"
-	"github.com/promptcanvas/promptcanvas/internal/promptfile"
+	"github.com/promptcanvas/promptcanvas/client/promptfile"
+	"github.com/promptcanvas/promptcanvas/client/wire"
 )
 
 // Prompts defaults.
@@ -62,7 +60,7 @@ type Prompt struct {
 	CanvasID string
 	EnvName  string
 	// Version is the served version, in full.
-	Version *canvas.Version
+	Version *wire.Version
 	// ETag is the server's tag of Version; empty for a snapshot's version.
 	ETag string
 	// Stale is true when the server could not confirm Version lately (it
@@ -150,7 +148,7 @@ func (p *Prompts) Close() error {
 // Get returns the version envName of canvasID serves. The first Get of a
 // prompt fetches it (waiting at most for ctx) and starts tracking it; every
 // later Get answers from the cache. The prompt is Stale when the server
-// could not be reached; the error is the server's (a *canvas.Error, e.g.
+// could not be reached; the error is the server's (an *Error, e.g.
 // NOT_FOUND once the prompt is gone) when there is nothing to serve.
 func (p *Prompts) Get(ctx context.Context, canvasID, envName string) (*Prompt, error) {
 	key := promptKey{canvasID, envName}
@@ -220,8 +218,8 @@ func (p *Prompts) run(e *promptEntry) {
 // notRouted tells a server without the watch route (its 404 says "No
 // route") from a canvas that is not found.
 func notRouted(err error) bool {
-	var ce *canvas.Error
-	return errors.As(err, &ce) && strings.HasPrefix(ce.Message, "No route")
+	var e *Error
+	return errors.As(err, &e) && strings.HasPrefix(e.Message, "No route")
 }
 
 // set stores e's new state and reports it.
@@ -271,7 +269,7 @@ func (p *Prompts) refresh(e *promptEntry) {
 		}
 	default:
 		e.confirmed = true
-		var v canvas.Version
+		var v wire.Version
 		if err := json.Unmarshal(resp.body, &v); err != nil {
 			p.unreachable(e, cur, err)
 			return
@@ -314,7 +312,7 @@ func (p *Prompts) unreachable(e *promptEntry, cur *promptState, err error) {
 func (p *Prompts) watch(e *promptEntry) error {
 	ctx, cancel := context.WithCancel(p.ctx)
 	defer cancel()
-	q := url.Values{"resourceType": {env.ResourcePrompt}, "resourceId": {e.key.canvasID}, "envName": {e.key.envName}}
+	q := envQuery(e.key.canvasID, e.key.envName)
 	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, p.c.base+"/environment/watch?"+q.Encode(), nil)
 	if err != nil {
 		return err
@@ -348,21 +346,16 @@ func (p *Prompts) watch(e *promptEntry) error {
 		}
 		switch ev.name {
 		case "version":
-			var data struct {
-				ETag string `json:"etag"`
-			}
+			var data wire.WatchVersionEvent
 			_ = json.Unmarshal([]byte(ev.data), &data)
 			if cur := e.state.Load(); cur == nil || cur.prompt == nil || cur.prompt.ETag != data.ETag || cur.prompt.Stale {
 				p.refresh(e)
 			}
 		case "gone":
-			var data struct {
-				Code    string `json:"code"`
-				Message string `json:"message"`
-			}
+			var data wire.WatchGoneEvent
 			_ = json.Unmarshal([]byte(ev.data), &data)
 			e.confirmed = true
-			p.set(e, &promptState{err: &canvas.Error{Code: canvas.ENOTFOUND, Message: data.Message}})
+			p.set(e, &promptState{err: &Error{StatusCode: http.StatusNotFound, Code: wire.CodeNotFound, Message: data.Message}})
 		}
 		return nil
 	})

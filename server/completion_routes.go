@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/client/wire"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/webhook"
@@ -81,53 +82,17 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request,
 	return nil
 }
 
-// completionRequest is the body of POST /v2/chat/completions.
-type completionRequest struct {
-	CanvasID        string               `json:"canvas_id"`
-	Variables       map[string]any       `json:"variables"`
-	Messages        []completionMessage  `json:"messages"`
-	WebhookURL      string               `json:"webhook_url"`
-	Stream          bool                 `json:"stream"`
-	Async           bool                 `json:"async"`
-	EnvironmentName string               `json:"environment_name"`
-	VersionID       string               `json:"version_id"`
-	ApplicationID   string               `json:"application_id"`
-	Settings        *completion.Settings `json:"settings"`
-}
-
-type completionMessage struct {
-	Content string `json:"content"`
-}
-
-// asyncCompletion is the 202 answer to an asynchronous completion.
-type asyncCompletion struct {
-	ID     string `json:"id"`
-	Object string `json:"object"`
-	Status string `json:"status"`
-}
-
-// workflowRunObject is the object value of workflowAccepted.
-const workflowRunObject = "workflow.run"
-
-// workflowAccepted is the 202 answer to a sync or streamed completion of a
-// workflow version whose run paused (waiting-for-review or requires-action):
-// the run goes on once it is answered through POST /workflow/runs/{id}/review
-// or /resume, and GET /workflow/runs/{id} reads it. ID and ExecutionID are
-// both the run's execution id.
-type workflowAccepted struct {
-	ID          string `json:"id"`
-	Object      string `json:"object"`
-	Status      string `json:"status"`
-	ExecutionID string `json:"executionId"`
-}
-
 // pausedWorkflow reports whether run is a workflow run that paused instead
-// of ending, and if so answers 202 with workflowAccepted.
+// of ending (waiting-for-review or requires-action), and if so answers 202
+// with wire.Accepted, object workflow.run: the run goes on once it is
+// answered through POST /workflow/runs/{id}/review or /resume, and GET
+// /workflow/runs/{id} reads it. ID and ExecutionID are both the run's
+// execution id.
 func pausedWorkflow(w http.ResponseWriter, run *completion.Run) bool {
 	if run == nil || !run.Paused() {
 		return false
 	}
-	writeJSON(w, http.StatusAccepted, workflowAccepted{ID: run.ID, Object: workflowRunObject,
+	writeJSON(w, http.StatusAccepted, wire.Accepted{ID: run.ID, Object: wire.WorkflowRunObject,
 		Status: run.WorkflowStatus, ExecutionID: run.ID})
 	return true
 }
@@ -145,36 +110,28 @@ func (s *Server) completionsService() (*completion.Service, error) {
 // text/event-stream when stream is set, or 202 when async or webhook_url is
 // set (async wins over stream). On a workflow version the run's output is
 // the completion's text, and a run that pauses answers 202 with its
-// execution id (workflowAccepted).
+// execution id (pausedWorkflow).
 func (s *Server) handleCreateCompletion(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.completionsService()
 	if err != nil {
 		return err
 	}
 	// Model work is refused before the body's validation, so that a server
-	// pushing back spends little on what it refuses: the body is read once
-	// and looked at for whether it queues work. It counts as model work
-	// being queued once it is valid.
-	body, err := s.readBody(r)
-	if err != nil {
-		return err
-	}
-	var mode struct {
-		Async      bool   `json:"async"`
-		WebhookURL string `json:"webhook_url"`
-	}
-	if json.Unmarshal(body, &mode) == nil && (mode.Async || mode.WebhookURL != "") {
-		if err := s.checkModelWork(r.Context(), canvas.PrincipalFrom(r.Context())); err != nil {
-			return err
+	// pushing back spends little on what it refuses: the body is parsed
+	// once and looked at for whether it queues work. It counts as model
+	// work being queued once it is valid.
+	req, err := s.decodeCompletion(r, func(queues bool) error {
+		if !queues {
+			return nil
 		}
-	}
-	var req completionRequest
-	if err := s.decodeJSON(r, "CompletionRequest", &req); err != nil {
+		return s.checkModelWork(r.Context(), canvas.PrincipalFrom(r.Context()))
+	})
+	if err != nil {
 		return err
 	}
 	params := completion.RunParams{
 		CanvasID: req.CanvasID, EnvironmentName: req.EnvironmentName, VersionID: req.VersionID,
-		ApplicationID: req.ApplicationID, Variables: req.Variables, Settings: req.Settings,
+		ApplicationID: req.ApplicationID, Variables: req.Variables, Settings: completionSettings(req.Settings),
 		Async: req.Async, WebhookURL: req.WebhookURL, ForwardHeaders: webhook.ForwardedHeaders(r.Header),
 	}
 	for _, m := range req.Messages {
@@ -198,7 +155,7 @@ func (s *Server) handleCreateCompletion(w http.ResponseWriter, r *http.Request) 
 			// client it is queued like any other asynchronous run.
 			status = completion.StatusQueued
 		}
-		writeJSON(w, http.StatusAccepted, asyncCompletion{ID: run.ID, Object: completion.AsyncObject, Status: status})
+		writeJSON(w, http.StatusAccepted, wire.Accepted{ID: run.ID, Object: completion.AsyncObject, Status: status})
 		return nil
 	}
 	if pausedWorkflow(w, run) {
@@ -252,8 +209,7 @@ func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, svc *c
 		if code == canvas.ECANCELLED {
 			code = canvas.EPROVIDER
 		}
-		body, merr := json.Marshal(errorBody{Code: code, Message: canvas.ErrorMessage(err),
-			Details: canvas.ErrorDetails(err), RequestID: requestIDFrom(r.Context())})
+		body, merr := json.Marshal(newErrorBody(code, err, requestIDFrom(r.Context())))
 		if merr != nil {
 			return merr // after the first byte: the adapter logs it
 		}
@@ -292,28 +248,11 @@ func (sw *sseWriter) start() {
 	sw.w.WriteHeader(http.StatusOK)
 }
 
-// streamChunk is one chunk event of a completion stream.
-type streamChunk struct {
-	ID      string        `json:"id"`
-	Object  string        `json:"object"`
-	Created int64         `json:"created"`
-	Choices []chunkChoice `json:"choices"`
-}
-
-type chunkChoice struct {
-	Index int        `json:"index"`
-	Delta chunkDelta `json:"delta"`
-}
-
-type chunkDelta struct {
-	Content completion.Content `json:"content"`
-}
-
 // chunk writes one piece of output as a chunk event and flushes it; its
 // error (the client went away) stops the model.
 func (sw *sseWriter) chunk(c model.Chunk) error {
-	b, err := json.Marshal(streamChunk{ID: sw.id, Object: completion.ChunkObject, Created: sw.created,
-		Choices: []chunkChoice{{Delta: chunkDelta{Content: completion.Content{Text: c.Text}}}}})
+	b, err := json.Marshal(wire.Chunk{ID: sw.id, Object: completion.ChunkObject, Created: sw.created,
+		Choices: []wire.ChunkChoice{{Delta: wire.ChunkDelta{Content: wire.Content{Text: c.Text}}}}})
 	if err != nil {
 		return err
 	}
@@ -334,4 +273,17 @@ func (sw *sseWriter) event(name string, data []byte) error {
 		return err
 	}
 	return sw.rc.Flush()
+}
+
+// completionSettings returns a request's settings as the service takes
+// them.
+func completionSettings(st *wire.Settings) *completion.Settings {
+	if st == nil {
+		return nil
+	}
+	out := &completion.Settings{Model: st.Model, Temperature: st.Temperature, MaxTokens: st.MaxTokens, TopP: st.TopP}
+	if so := st.StructuredOutput; so != nil {
+		out.StructuredOutput = &canvas.StructuredOutput{Enabled: so.Enabled, Schema: so.Schema}
+	}
+	return out
 }

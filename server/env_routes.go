@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 
+	"github.com/promptcanvas/promptcanvas/client/wire"
 	"github.com/promptcanvas/promptcanvas/env"
 )
 
@@ -18,24 +19,9 @@ func (s *Server) registerEnvironmentRoutes() {
 	s.route("GET /environment/watch", s.handleEnvironmentWatch)
 }
 
-// createEnvironmentRequest is the body of POST /environment.
-type createEnvironmentRequest struct {
-	ResourceType string `json:"resourceType"`
-	ResourceID   string `json:"resourceId"`
-	Name         string `json:"name"`
-}
-
-// publishRequest is the body of POST /environment/publish.
-type publishRequest struct {
-	ResourceType string `json:"resourceType"`
-	ResourceID   string `json:"resourceId"`
-	EnvName      string `json:"envName"`
-	VersionID    string `json:"versionId"`
-}
-
 // handleCreateEnvironment creates a custom environment: 201 with it.
 func (s *Server) handleCreateEnvironment(w http.ResponseWriter, r *http.Request) error {
-	var req createEnvironmentRequest
+	var req wire.CreateEnvironmentRequest
 	if err := s.decodeJSON(r, "CreateEnvironmentRequest", &req); err != nil {
 		return err
 	}
@@ -73,7 +59,7 @@ func (s *Server) handleListEnvironments(w http.ResponseWriter, r *http.Request) 
 // handlePublish publishes a version to an environment: 201 with the new
 // publication, or 200 with the active one when the version already was.
 func (s *Server) handlePublish(w http.ResponseWriter, r *http.Request) error {
-	var req publishRequest
+	var req wire.PublishRequest
 	if err := s.decodeJSON(r, "PublishRequest", &req); err != nil {
 		return err
 	}

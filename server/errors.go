@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/client/wire"
 )
 
 // statusOf maps each error code to its HTTP status. Unknown codes are 500.
@@ -43,12 +44,14 @@ func ErrorStatus(code string) int {
 	return http.StatusInternalServerError
 }
 
-// errorBody is the body of every error response.
-type errorBody struct {
-	Code      string          `json:"code"`
-	Message   string          `json:"message"`
-	Details   []canvas.Detail `json:"details,omitempty"`
-	RequestID string          `json:"requestId"`
+// newErrorBody returns the body of an error answer (wire.ErrorBody): code,
+// err's message and details, and the request id.
+func newErrorBody(code string, err error, requestID string) wire.ErrorBody {
+	body := wire.ErrorBody{Code: code, Message: canvas.ErrorMessage(err), RequestID: requestID}
+	for _, d := range canvas.ErrorDetails(err) {
+		body.Details = append(body.Details, wire.Detail{Path: d.Path, Message: d.Message})
+	}
+	return body
 }
 
 // writeError writes err as the error body with its status. An internal
@@ -77,10 +80,5 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if code == canvas.EINTERNAL && !errors.As(err, &ce) {
 		err = canvas.Errorf(canvas.EINTERNAL, "Internal error.")
 	}
-	writeJSON(w, status, errorBody{
-		Code:      code,
-		Message:   canvas.ErrorMessage(err),
-		Details:   canvas.ErrorDetails(err),
-		RequestID: reqID,
-	})
+	writeJSON(w, status, newErrorBody(code, err, reqID))
 }

@@ -10,19 +10,22 @@ import (
 	"testing"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/client/wire"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
 )
 
-// FuzzDecodeJSON decodes any body as the request bodies of a completion, a
-// task and a canvas. It never panics, and every refusal is the caller's
-// fault: BAD_REQUEST (not JSON), VALIDATION (with a detail for each
-// problem) or PAYLOAD_TOO_LARGE, never INTERNAL.
+// FuzzDecodeJSON decodes any body as the request bodies of a completion
+// (decodeCompletion), a task and a canvas (decodeJSON). It never panics,
+// and every refusal is the caller's fault: BAD_REQUEST (not JSON),
+// VALIDATION (with a detail for each problem) or PAYLOAD_TOO_LARGE, never
+// INTERNAL.
 func FuzzDecodeJSON(f *testing.F) {
 	for _, seed := range []string{
 		`{"canvas_id": "8e03978e-40d5-43e8-bc93-6894a57f9324", "variables": {"name": "Ada"}, "async": true}`,
 		`{"prompt": "Hello", "model": "echo", "variables": {"a": [1, {"b": null}]}}`,
 		`{"title": "t", "customTags": ["a", 1], "inferencesPercentage": 1e400}`,
 		`{"prompt": 1.5}`, `[]`, `null`, `{"a":`, `{} {}`, "\ufeff{}", "",
+		`{"canvas_id": "8e03978e-40d5-43e8-bc93-6894a57f9324", "settings": {"maxTokens": 1e3, "structuredOutput": {"schema": {"b": 1, "a": 2}}}, "settings": {"structuredOutput": {"enabled": true, "schema": {"type": "object"}}}}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -31,10 +34,18 @@ func FuzzDecodeJSON(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		for schema, dst := range map[string]any{"CompletionRequest": &completionRequest{},
-			"TaskRequest": &taskRequest{}, "CreateCanvasRequest": &canvas.CreateCanvasParams{}} {
+		for schema, decode := range map[string]func(*http.Request) error{
+			"CompletionRequest": func(r *http.Request) error {
+				_, err := s.decodeCompletion(r, func(bool) error { return nil })
+				return err
+			},
+			"TaskRequest": func(r *http.Request) error { return s.decodeJSON(r, "TaskRequest", &wire.TaskRequest{}) },
+			"CreateCanvasRequest": func(r *http.Request) error {
+				return s.decodeJSON(r, "CreateCanvasRequest", &canvas.CreateCanvasParams{})
+			},
+		} {
 			r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
-			err := s.decodeJSON(r, schema, dst)
+			err := decode(r)
 			switch code := canvas.ErrorCode(err); code {
 			case "", canvas.EBADREQUEST, canvas.EPAYLOADTOOLARGE:
 			case canvas.EINVALID:

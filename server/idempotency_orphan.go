@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/client/wire"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/idempotency"
 )
@@ -81,7 +82,7 @@ func (s *Server) completionFromRef(w http.ResponseWriter, r *http.Request, refID
 	if err != nil {
 		return 0, err
 	}
-	var req completionRequest
+	var req wire.CompletionRequest
 	if err := s.decodeJSON(r, "CompletionRequest", &req); err != nil {
 		return 0, err
 	}
@@ -95,7 +96,7 @@ func (s *Server) completionFromRef(w http.ResponseWriter, r *http.Request, refID
 	}
 	switch {
 	case async:
-		writeJSON(w, http.StatusAccepted, asyncCompletion{ID: run.ID, Object: completion.AsyncObject,
+		writeJSON(w, http.StatusAccepted, wire.Accepted{ID: run.ID, Object: completion.AsyncObject,
 			Status: completion.StatusQueued})
 	case pausedWorkflow(w, run):
 	case run.Status == completion.StatusCompleted:
@@ -119,6 +120,6 @@ func (s *Server) taskFromRef(w http.ResponseWriter, r *http.Request, refID strin
 	if err != nil {
 		return 0, err
 	}
-	writeJSON(w, http.StatusAccepted, taskAccepted{ID: run.ID, Status: completion.StatusQueued})
+	writeJSON(w, http.StatusAccepted, wire.Accepted{ID: run.ID, Status: completion.StatusQueued})
 	return orphanAnswered, nil
 }

@@ -25,24 +25,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // not valid UTF-8 text (422 at its pointer, see invalidText), validates it
 // against the named schema of the OpenAPI document (422 listing every
 // problem), and unmarshals it into dst. Every JSON body of every route is
-// read here.
+// read here, or, for a completion, through readJSON and the same schema
+// (decodeCompletion).
 func (s *Server) decodeJSON(r *http.Request, schema string, dst any) error {
-	body, err := s.readBody(r)
+	body, doc, err := s.readJSON(r)
 	if err != nil {
 		return err
-	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		body = []byte("{}")
-	}
-	var doc any
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil || dec.More() {
-		return canvas.Errorf(canvas.EBADREQUEST, "Request body is not valid JSON.")
-	}
-	if at, bad := invalidText(body); bad {
-		return canvas.Invalid("Request body failed validation.",
-			canvas.Detail{Path: "/json" + at, Message: "must be valid UTF-8 text"})
 	}
 	if err := s.schemas.validate(schema, doc); err != nil {
 		return err
@@ -51,6 +39,31 @@ func (s *Server) decodeJSON(r *http.Request, schema string, dst any) error {
 		return canvas.Invalid("Request body failed validation.", unmarshalDetail(err))
 	}
 	return nil
+}
+
+// readJSON reads the request body (readBody; an empty one is {}), parses
+// it into the document the schemas validate (numbers as json.Number), 400
+// when it is not JSON, and refuses a string that is not valid UTF-8 text
+// (422 at its pointer). It returns the body read and its document.
+func (s *Server) readJSON(r *http.Request) ([]byte, any, error) {
+	body, err := s.readBody(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		body = []byte("{}")
+	}
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil || dec.More() {
+		return nil, nil, canvas.Errorf(canvas.EBADREQUEST, "Request body is not valid JSON.")
+	}
+	if at, bad := invalidText(body); bad {
+		return nil, nil, canvas.Invalid("Request body failed validation.",
+			canvas.Detail{Path: "/json" + at, Message: "must be valid UTF-8 text"})
+	}
+	return body, doc, nil
 }
 
 // readBody reads the request body, bounded by the server's limit (413

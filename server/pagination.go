@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/promptcanvas/promptcanvas/client/wire"
 )
 
 // pageParam is one filter of a paginated list, repeated in every link so
@@ -22,38 +24,17 @@ type pageRequest struct {
 	ObjectLinks bool
 }
 
-// pageMeta is the meta object of the pagination envelope.
-type pageMeta struct {
-	TotalCount  int `json:"totalCount"`
-	Limit       int `json:"limit"`
-	Offset      int `json:"offset"`
-	CurrentPage int `json:"currentPage"`
-	TotalPages  int `json:"totalPages"`
-	// LastReference is the sequence number of the last item on the page;
-	// it is omitted when the page is empty.
-	LastReference *int64    `json:"lastReference,omitempty"`
-	Links         pageLinks `json:"links"`
-}
-
-// pageLinks point at other pages of the same list. Each is a pageLink, or
-// nil (written as null) for a next or previous page that does not exist.
-type pageLinks struct {
-	First    *pageLink `json:"first"`
-	Last     *pageLink `json:"last"`
-	Next     *pageLink `json:"next"`
-	Previous *pageLink `json:"previous"`
-}
-
-// pageLink is a link to one page: a query string by default, or an object
-// {limit, offset, ...filters} when the caller asked for objectLinks.
+// pageLink is a link to one page of a list (wire.PageLinks): a query
+// string by default, or an object {limit, offset, ...filters} when the
+// caller asked for objectLinks.
 type pageLink struct {
 	req    *pageRequest
 	offset int
 }
 
-// MarshalJSON writes the link as a query string starting with the filters,
-// then limit and offset, or as an object.
-func (l *pageLink) MarshalJSON() ([]byte, error) {
+// raw returns the link's JSON: a query string starting with the filters,
+// then limit and offset, or an object.
+func (l pageLink) raw() json.RawMessage {
 	if l.req.ObjectLinks {
 		obj := make(map[string]any, len(l.req.Filters)+2)
 		for _, f := range l.req.Filters {
@@ -61,7 +42,8 @@ func (l *pageLink) MarshalJSON() ([]byte, error) {
 		}
 		obj["limit"] = l.req.Limit
 		obj["offset"] = l.offset
-		return json.Marshal(obj)
+		raw, _ := json.Marshal(obj) // strings and ints always encode
+		return raw
 	}
 	var b strings.Builder
 	for _, f := range l.req.Filters {
@@ -73,7 +55,8 @@ func (l *pageLink) MarshalJSON() ([]byte, error) {
 	b.WriteString(sep(b.Len()))
 	b.WriteString("limit=" + strconv.Itoa(l.req.Limit))
 	b.WriteString("&offset=" + strconv.Itoa(l.offset))
-	return json.Marshal(b.String())
+	raw, _ := json.Marshal(b.String())
+	return raw
 }
 
 func sep(n int) string {
@@ -81,13 +64,6 @@ func sep(n int) string {
 		return "?"
 	}
 	return "&"
-}
-
-// pageEnvelope is the pagination envelope of the specification: the items of
-// one page and the meta that locates it in the whole list.
-type pageEnvelope[T any] struct {
-	Data []T      `json:"data"`
-	Meta pageMeta `json:"meta"`
 }
 
 // newPage builds the envelope of one page. total counts the whole list;
@@ -99,7 +75,7 @@ type pageEnvelope[T any] struct {
 // offset 0. last points at the start of the last whole page; next is null
 // when no item follows this page, previous is null at offset 0 and otherwise
 // points one page back, but never past the last page.
-func newPage[T any](items []T, total int, lastRef *int64, req pageRequest) pageEnvelope[T] {
+func newPage[T any](items []T, total int, lastRef *int64, req pageRequest) wire.Page[T] {
 	if items == nil {
 		items = []T{}
 	}
@@ -107,23 +83,23 @@ func newPage[T any](items []T, total int, lastRef *int64, req pageRequest) pageE
 	req.Limit = limit
 	totalPages := max((total+limit-1)/limit, 1)
 	lastOffset := (totalPages - 1) * limit
-	meta := pageMeta{
+	meta := wire.PageMeta{
 		TotalCount:    total,
 		Limit:         limit,
 		Offset:        req.Offset,
 		CurrentPage:   req.Offset/limit + 1,
 		TotalPages:    totalPages,
 		LastReference: lastRef,
-		Links: pageLinks{
-			First: &pageLink{req: &req, offset: 0},
-			Last:  &pageLink{req: &req, offset: lastOffset},
+		Links: wire.PageLinks{
+			First: pageLink{req: &req, offset: 0}.raw(),
+			Last:  pageLink{req: &req, offset: lastOffset}.raw(),
 		},
 	}
 	if req.Offset+limit < total {
-		meta.Links.Next = &pageLink{req: &req, offset: req.Offset + limit}
+		meta.Links.Next = pageLink{req: &req, offset: req.Offset + limit}.raw()
 	}
 	if req.Offset > 0 {
-		meta.Links.Previous = &pageLink{req: &req, offset: max(min(req.Offset-limit, lastOffset), 0)}
+		meta.Links.Previous = pageLink{req: &req, offset: max(min(req.Offset-limit, lastOffset), 0)}.raw()
 	}
-	return pageEnvelope[T]{Data: items, Meta: meta}
+	return wire.Page[T]{Data: items, Meta: meta}
 }

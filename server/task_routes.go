@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 
+	"github.com/promptcanvas/promptcanvas/client/wire"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/webhook"
 )
@@ -22,27 +23,14 @@ func (s *Server) handleListTasks(w http.ResponseWriter, r *http.Request) error {
 	return s.listRuns(w, r, (*completion.Service).ListTasks)
 }
 
-// taskRequest is the body of POST /v1/tasks.
-type taskRequest struct {
-	Prompt     string         `json:"prompt"`
-	Model      string         `json:"model"`
-	WebhookURL string         `json:"webhook_url"`
-	Variables  map[string]any `json:"variables"`
-}
-
-// taskAccepted is the 202 answer to POST /v1/tasks.
-type taskAccepted struct {
-	ID     string `json:"id"`
-	Status string `json:"status"`
-}
-
-// handleCreateTask queues a task: 202 {id, status}.
+// handleCreateTask queues a task (wire.TaskRequest): 202 wire.Accepted
+// {id, status}.
 func (s *Server) handleCreateTask(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.completionsService()
 	if err != nil {
 		return err
 	}
-	var req taskRequest
+	var req wire.TaskRequest
 	if err := s.decodeJSON(r, "TaskRequest", &req); err != nil {
 		return err
 	}
@@ -53,7 +41,7 @@ func (s *Server) handleCreateTask(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, taskAccepted{ID: run.ID, Status: run.Status})
+	writeJSON(w, http.StatusAccepted, wire.Accepted{ID: run.ID, Status: run.Status})
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/client/wire"
 	"github.com/promptcanvas/promptcanvas/env"
 )
 
@@ -96,21 +97,6 @@ func waitParam(q *query) time.Duration {
 	return min(d, MaxLongPoll)
 }
 
-// watchEvent is the data of a watch stream's version event.
-type watchEvent struct {
-	EnvName       string `json:"envName"`
-	ETag          string `json:"etag"`
-	PublicationID string `json:"publicationId,omitempty"`
-	VersionID     string `json:"versionId"`
-}
-
-// goneEvent is the data of a watch stream's gone event.
-type goneEvent struct {
-	EnvName string `json:"envName"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
 // handleEnvironmentWatch streams server-sent events about what the named
 // environments of one canvas serve:
 //
@@ -190,10 +176,10 @@ func (s *Server) handleEnvironmentWatch(w http.ResponseWriter, r *http.Request) 
 		current[name] = stateTag(st)
 		id := watchID(names, current)
 		if st.Gone {
-			data, _ := json.Marshal(goneEvent{EnvName: name, Code: st.Code, Message: st.Message})
+			data, _ := json.Marshal(wire.WatchGoneEvent{EnvName: name, Code: st.Code, Message: st.Message})
 			return sw.event(id, "gone", data)
 		}
-		data, _ := json.Marshal(watchEvent{EnvName: name, ETag: st.ETag, PublicationID: st.PublicationID,
+		data, _ := json.Marshal(wire.WatchVersionEvent{EnvName: name, ETag: st.ETag, PublicationID: st.PublicationID,
 			VersionID: st.VersionID})
 		return sw.event(id, "version", data)
 	}

@@ -13,8 +13,8 @@ import (
 	"slices"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/client/promptfile"
 	"github.com/promptcanvas/promptcanvas/engine"
-	"github.com/promptcanvas/promptcanvas/internal/promptfile"
 )
 
 // export writes the canvases of a workspace (those of its projects; personal
@@ -114,11 +114,9 @@ func exportFiles(ctx context.Context, eng *engine.Engine) ([]*promptfile.Canvas,
 		}
 		slices.SortStableFunc(versions, func(a, b *canvas.Version) int { return cmp.Compare(a.VersionIndex, b.VersionIndex) })
 		for _, v := range versions {
-			fv := promptfile.Version{ID: v.ID, Title: v.Title, Draft: v.Draft, Configuration: v.Configuration,
-				Variables: v.Variables, IsWorkflow: v.IsWorkflow, WorkflowSpec: v.WorkflowSpec, Messages: []promptfile.Message{}}
-			if fv.Variables == nil {
-				fv.Variables = []canvas.Variable{}
-			}
+			fv := promptfile.Version{ID: v.ID, Title: v.Title, Draft: v.Draft, Configuration: fileConfiguration(v.Configuration),
+				Variables: fileVariables(v.Variables), IsWorkflow: v.IsWorkflow, WorkflowSpec: v.WorkflowSpec,
+				Messages: []promptfile.Message{}}
 			msgs := slices.Clone(v.Messages)
 			slices.SortStableFunc(msgs, func(a, b canvas.Message) int { return cmp.Compare(a.Index, b.Index) })
 			for _, m := range msgs {

@@ -11,9 +11,9 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/client"
+	"github.com/promptcanvas/promptcanvas/client/promptfile"
 	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/env"
-	"github.com/promptcanvas/promptcanvas/internal/promptfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

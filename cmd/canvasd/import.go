@@ -7,9 +7,9 @@ import (
 	"slices"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/client/promptfile"
 	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/env"
-	"github.com/promptcanvas/promptcanvas/internal/promptfile"
 )
 
 // importCmd applies a directory written by export to the database,
@@ -199,11 +199,8 @@ func (im *importer) version(ctx context.Context, c *canvas.Canvas, fv *promptfil
 	}
 	p := canvas.PrincipalFrom(ctx)
 	v := &canvas.Version{ID: fv.ID, PromptID: c.ID, Title: fv.Title, WorkspaceID: p.WorkspaceID,
-		Configuration: fv.Configuration, Variables: fv.Variables, Draft: fv.Draft, IsWorkflow: fv.IsWorkflow,
-		WorkflowSpec: fv.WorkflowSpec, CreatedBy: "import", UpdatedBy: "import"}
-	if v.Variables == nil {
-		v.Variables = []canvas.Variable{}
-	}
+		Configuration: canvasConfiguration(fv.Configuration), Variables: canvasVariables(fv.Variables), Draft: fv.Draft,
+		IsWorkflow: fv.IsWorkflow, WorkflowSpec: fv.WorkflowSpec, CreatedBy: "import", UpdatedBy: "import"}
 	if fv.IsWorkflow {
 		graph, err := im.eng.Workflows.CompileSpec(fv.WorkflowSpec)
 		if err != nil {

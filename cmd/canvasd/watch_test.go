@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/client"
+	"github.com/promptcanvas/promptcanvas/client/wire"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -25,7 +25,7 @@ func TestServe_ShutdownEndsWatches(t *testing.T) {
 	require.NoError(t, err)
 	p, err := c.CreateProject(ctx, "support")
 	require.NoError(t, err)
-	cv, err := c.CreateCanvas(ctx, canvas.CreateCanvasParams{Title: "Greeter", ProjectID: &p.ID})
+	cv, err := c.CreateCanvas(ctx, wire.CreateCanvasParams{Title: "Greeter", ProjectID: &p.ID})
 	require.NoError(t, err)
 
 	req, err := http.NewRequest("GET", d.URL+"/environment/watch?resourceType=prompt&resourceId="+cv.ID+"&envName=production", nil)

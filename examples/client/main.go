@@ -20,10 +20,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/client"
+	"github.com/promptcanvas/promptcanvas/client/wire"
 	"github.com/promptcanvas/promptcanvas/engine"
-	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/server"
 )
 
@@ -55,21 +54,21 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cv, err := c.CreateCanvas(ctx, canvas.CreateCanvasParams{Title: "Greeter", ProjectID: &project.ID})
+	cv, err := c.CreateCanvas(ctx, wire.CreateCanvasParams{Title: "Greeter", ProjectID: &project.ID})
 	if err != nil {
 		return err
 	}
-	var versions []*canvas.Version
+	var versions []*wire.Version
 	for _, text := range []string{"Say hi to {{name}}.", "Say hello to {{name}}, warmly."} {
-		v, err := c.CreateVersion(ctx, canvas.CreateVersionParams{PromptID: cv.ID,
-			Message: &canvas.MessageInput{Role: canvas.RoleSystem, Content: text}})
+		v, err := c.CreateVersion(ctx, wire.CreateVersionParams{PromptID: cv.ID,
+			Message: &wire.MessageInput{Role: wire.RoleSystem, Content: text}})
 		if err != nil {
 			return err
 		}
 		versions = append(versions, v)
 	}
-	publish := func(v *canvas.Version) error {
-		_, err := c.Publish(ctx, env.PublishVersionParams{CanvasID: cv.ID, EnvName: env.Production, VersionID: v.ID})
+	publish := func(v *wire.Version) error {
+		_, err := c.Publish(ctx, client.PublishParams{CanvasID: cv.ID, EnvName: wire.Production, VersionID: v.ID})
 		return err
 	}
 	if err := publish(versions[0]); err != nil {
@@ -91,7 +90,7 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	defer prompts.Close()
 	report := func(label string) error {
-		p, err := prompts.Get(ctx, cv.ID, env.Production)
+		p, err := prompts.Get(ctx, cv.ID, wire.Production)
 		if err != nil {
 			return err
 		}
@@ -106,7 +105,7 @@ func run(ctx context.Context, w io.Writer) error {
 	until := func(ok func(p *client.Prompt) bool) error {
 		deadline := time.After(30 * time.Second)
 		for {
-			if p, err := prompts.Get(ctx, cv.ID, env.Production); err == nil && ok(p) {
+			if p, err := prompts.Get(ctx, cv.ID, wire.Production); err == nil && ok(p) {
 				return nil
 			}
 			select {

@@ -1,18 +1,18 @@
-package client_test
+// Package clienttest tests the Go client (module client) against a real
+// server: an engine on SQLite served over loopback, as canvasd serves it.
+package clienttest
 
 import (
 	"context"
-	"errors"
 	"net"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/client"
+	"github.com/promptcanvas/promptcanvas/client/wire"
 	"github.com/promptcanvas/promptcanvas/engine"
-	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/server"
 	"github.com/stretchr/testify/require"
 )
@@ -99,8 +99,8 @@ func (ts *testServer) Client(t testing.TB) *client.Client {
 
 // fixture is a canvas with versions, created through the client.
 type fixture struct {
-	Canvas   *canvas.Canvas
-	Versions []*canvas.Version
+	Canvas   *wire.Canvas
+	Versions []*wire.Version
 }
 
 // mustFixture creates a project, a canvas and n echo versions ("Prompt i").
@@ -109,14 +109,14 @@ func mustFixture(t testing.TB, c *client.Client, n int) *fixture {
 	ctx := context.Background()
 	p, err := c.CreateProject(ctx, "p-"+uuid.NewString()[:8])
 	require.NoError(t, err)
-	cv, err := c.CreateCanvas(ctx, canvas.CreateCanvasParams{Title: "Greeter", ProjectID: &p.ID})
+	cv, err := c.CreateCanvas(ctx, wire.CreateCanvasParams{Title: "Greeter", ProjectID: &p.ID})
 	require.NoError(t, err)
 	f := &fixture{Canvas: cv}
 	for i := 1; i <= n; i++ {
-		v, err := c.CreateVersion(ctx, canvas.CreateVersionParams{PromptID: cv.ID,
-			Configuration: &canvas.Configuration{Model: "echo", Type: "chat"},
-			Variables:     []canvas.Variable{{Name: "name", Type: canvas.VariableText}},
-			Message:       &canvas.MessageInput{Role: canvas.RoleSystem, Content: "Prompt " + string(rune('0'+i)) + " for {{name}}"}})
+		v, err := c.CreateVersion(ctx, wire.CreateVersionParams{PromptID: cv.ID,
+			Configuration: &wire.Configuration{Model: "echo", Type: "chat"},
+			Variables:     []wire.Variable{{Name: "name", Type: wire.VariableText}},
+			Message:       &wire.MessageInput{Role: wire.RoleSystem, Content: "Prompt " + string(rune('0'+i)) + " for {{name}}"}})
 		require.NoError(t, err)
 		f.Versions = append(f.Versions, v)
 	}
@@ -124,19 +124,10 @@ func mustFixture(t testing.TB, c *client.Client, n int) *fixture {
 }
 
 // publish publishes version i (1-based) to envName.
-func (f *fixture) publish(t testing.TB, c *client.Client, envName string, i int) *env.Publication {
+func (f *fixture) publish(t testing.TB, c *client.Client, envName string, i int) *wire.Publication {
 	t.Helper()
-	pub, err := c.Publish(context.Background(), env.PublishVersionParams{CanvasID: f.Canvas.ID, EnvName: envName,
+	pub, err := c.Publish(context.Background(), client.PublishParams{CanvasID: f.Canvas.ID, EnvName: envName,
 		VersionID: f.Versions[i-1].ID})
 	require.NoError(t, err)
 	return pub
-}
-
-// errorCode returns the canvas error code of err.
-func errorCode(err error) string {
-	var ce *canvas.Error
-	if errors.As(err, &ce) {
-		return ce.Code
-	}
-	return ""
 }

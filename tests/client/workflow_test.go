@@ -1,13 +1,12 @@
-package client_test
+package clienttest
 
 import (
 	"context"
 	"encoding/json"
 	"testing"
 
-	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/client"
-	"github.com/promptcanvas/promptcanvas/workflow"
+	"github.com/promptcanvas/promptcanvas/client/wire"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -33,19 +32,19 @@ func TestClient_WorkflowRuns(t *testing.T) {
 	ctx := context.Background()
 	p, err := c.CreateProject(ctx, "flows")
 	require.NoError(t, err)
-	cv, err := c.CreateCanvas(ctx, canvas.CreateCanvasParams{Title: "Flow", ProjectID: &p.ID})
+	cv, err := c.CreateCanvas(ctx, wire.CreateCanvasParams{Title: "Flow", ProjectID: &p.ID})
 	require.NoError(t, err)
-	v, err := c.CreateVersion(ctx, canvas.CreateVersionParams{PromptID: cv.ID, IsWorkflow: true,
+	v, err := c.CreateVersion(ctx, wire.CreateVersionParams{PromptID: cv.ID, IsWorkflow: true,
 		WorkflowSpec: json.RawMessage(reviewSpec)})
 	require.NoError(t, err)
-	req := client.CompletionRequest{CanvasID: cv.ID, VersionID: v.ID, Variables: map[string]any{"topic": "tea"}}
+	req := wire.CompletionRequest{CanvasID: cv.ID, VersionID: v.ID, Variables: map[string]any{"topic": "tea"}}
 
 	start := func(t *testing.T) string {
 		t.Helper()
 		_, err := c.Complete(ctx, req)
 		var accepted *client.AcceptedError
 		require.ErrorAs(t, err, &accepted, "the run pauses for its review")
-		assert.Equal(t, workflow.StatusWaitingForReview, accepted.Accepted.Status)
+		assert.Equal(t, wire.WorkflowWaitingForReview, accepted.Accepted.Status)
 		return accepted.Accepted.ID
 	}
 
@@ -53,12 +52,12 @@ func TestClient_WorkflowRuns(t *testing.T) {
 		id := start(t)
 		run, err := c.GetWorkflowRun(ctx, id)
 		require.NoError(t, err)
-		assert.Equal(t, workflow.StatusWaitingForReview, run.Status)
-		_, err = c.ReviewWorkflowRun(ctx, id, workflow.ReviewParams{Approved: true, Comment: "ok"})
+		assert.Equal(t, wire.WorkflowWaitingForReview, run.Status)
+		_, err = c.ReviewWorkflowRun(ctx, id, wire.ReviewParams{Approved: true, Comment: "ok"})
 		require.NoError(t, err)
 		require.Eventually(t, func() bool {
 			run, err := c.GetWorkflowRun(ctx, id)
-			return err == nil && run.Status == workflow.StatusCompleted
+			return err == nil && run.Status == wire.WorkflowCompleted
 		}, waitFor, tick)
 	})
 
@@ -66,14 +65,14 @@ func TestClient_WorkflowRuns(t *testing.T) {
 		id := start(t)
 		run, err := c.CancelWorkflowRun(ctx, id)
 		require.NoError(t, err)
-		assert.Equal(t, workflow.StatusCancelled, run.Status)
+		assert.Equal(t, wire.WorkflowCancelled, run.Status)
 		_, err = c.CancelWorkflowRun(ctx, id)
-		assert.Equal(t, canvas.ECONFLICT, errorCode(err), "a run that ended cannot be cancelled")
+		assert.Equal(t, wire.CodeConflict, client.ErrorCode(err), "a run that ended cannot be cancelled")
 	})
 
 	t.Run("ResumeNotWaiting", func(t *testing.T) {
 		id := start(t)
-		_, err := c.ResumeWorkflowRun(ctx, id, workflow.ResumeParams{Input: json.RawMessage(`{}`)})
-		assert.Equal(t, canvas.ECONFLICT, errorCode(err), "a run waiting for review needs no action")
+		_, err := c.ResumeWorkflowRun(ctx, id, wire.ResumeParams{Input: json.RawMessage(`{}`)})
+		assert.Equal(t, wire.CodeConflict, client.ErrorCode(err), "a run waiting for review needs no action")
 	})
 }

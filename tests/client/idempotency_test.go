@@ -1,4 +1,4 @@
-package client_test
+package clienttest
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/client"
+	"github.com/promptcanvas/promptcanvas/client/wire"
 	"github.com/promptcanvas/promptcanvas/idempotency"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -30,7 +31,7 @@ func TestClient_KeyInProgress(t *testing.T) {
 	ctx := context.Background()
 	ws, err := ts.eng.Store.GetWorkspaceByName(ctx, canvas.DefaultWorkspaceName)
 	require.NoError(t, err)
-	task := client.TaskRequest{Prompt: "Hello"}
+	task := wire.TaskRequest{Prompt: "Hello"}
 	body, err := json.Marshal(task)
 	require.NoError(t, err)
 	// hold reserves key for the request with body in the name of another
@@ -93,7 +94,7 @@ func TestClient_KeyInProgress(t *testing.T) {
 		seen, c := counted(t, func() {})
 		_, err := c.CreateTask(ctx, task, client.WithIdempotencyKey(key))
 		assert.Equal(t, http.StatusConflict, client.StatusCode(err))
-		assert.Equal(t, canvas.ECONFLICT, canvas.ErrorCode(err))
+		assert.Equal(t, wire.CodeConflict, client.ErrorCode(err))
 		assert.Equal(t, int32(1), seen.Load(), "waiting would not help")
 	})
 }

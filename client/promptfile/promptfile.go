@@ -17,7 +17,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/client/wire"
 )
 
 // FormatVersion is written in every file; Read refuses other versions.
@@ -40,14 +40,14 @@ type Canvas struct {
 
 // Version is one version of a canvas, with its messages by index.
 type Version struct {
-	ID            string               `json:"id"`
-	Title         string               `json:"title"`
-	Draft         bool                 `json:"draft"`
-	Configuration canvas.Configuration `json:"configuration"`
-	Variables     []canvas.Variable    `json:"variables"`
-	IsWorkflow    bool                 `json:"isWorkflow"`
-	WorkflowSpec  json.RawMessage      `json:"workflowSpec,omitempty"`
-	Messages      []Message            `json:"messages"`
+	ID            string             `json:"id"`
+	Title         string             `json:"title"`
+	Draft         bool               `json:"draft"`
+	Configuration wire.Configuration `json:"configuration"`
+	Variables     []wire.Variable    `json:"variables"`
+	IsWorkflow    bool               `json:"isWorkflow"`
+	WorkflowSpec  json.RawMessage    `json:"workflowSpec,omitempty"`
+	Messages      []Message          `json:"messages"`
 }
 
 // Message is one message of a version.
@@ -85,19 +85,19 @@ func (c *Canvas) Served(envName string) *Version {
 	return nil
 }
 
-// CanvasVersion returns v as the canvas.Version a server would serve for
-// it, without what the file does not keep (timestamps, authors, position).
-func (c *Canvas) CanvasVersion(v *Version) *canvas.Version {
-	out := &canvas.Version{
+// CanvasVersion returns v as the version a server would serve for it,
+// without what the file does not keep (timestamps, authors, position).
+func (c *Canvas) CanvasVersion(v *Version) *wire.Version {
+	out := &wire.Version{
 		ID: v.ID, PromptID: c.ID, Title: v.Title, Configuration: v.Configuration,
 		Variables: slices.Clone(v.Variables), Draft: v.Draft, IsWorkflow: v.IsWorkflow,
 		WorkflowSpec: v.WorkflowSpec, PromptCustomTags: slices.Clone(c.CustomTags),
 	}
 	if out.Variables == nil {
-		out.Variables = []canvas.Variable{}
+		out.Variables = []wire.Variable{}
 	}
 	for _, m := range v.Messages {
-		out.Messages = append(out.Messages, canvas.Message{PromptVersionID: v.ID, Role: m.Role,
+		out.Messages = append(out.Messages, wire.Message{PromptVersionID: v.ID, Role: m.Role,
 			Content: m.Content, MarkdownContent: m.MarkdownContent, Index: m.Index})
 	}
 	if p := out.Prompt(); p != nil {

@@ -1,0 +1,3 @@
+module github.com/promptcanvas/promptcanvas/client
+
+go 1.24
