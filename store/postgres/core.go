@@ -68,8 +68,12 @@ func (c conn) QueryRow(ctx context.Context, q string, args ...any) sqlstore.Row 
 	return pgRow{c.tx.QueryRow(ctx, c.tx.db.rebind(q), bind(args)...)}
 }
 
-// Lock takes a transaction-scoped advisory lock on key.
-func (c conn) Lock(ctx context.Context, key string) error { return lockKey(ctx, c.tx, key) }
+// Lock takes a transaction-scoped advisory lock on the text key: the
+// check-then-write transactions of one key, in any processes, take turns.
+func (c conn) Lock(ctx context.Context, key string) error {
+	_, err := c.tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, key)
+	return err
+}
 
 // JobDue makes the transaction notify the listening workers at its
 // commit (notify.go).
@@ -112,4 +116,12 @@ func bind(args []any) []any {
 		out[i] = v
 	}
 	return out
+}
+
+// ids is a list of ids as a text[] parameter (= ANY($n)); never NULL.
+func ids(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
 }
