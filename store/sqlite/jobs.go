@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"sort"
 	"time"
 
@@ -58,7 +57,7 @@ func (a dueJob) before(b dueJob) bool {
 // dueJobs runs qDueQueued or qDueExpired inside tx.
 func dueJobs(ctx context.Context, tx *Tx, q, now, kinds string, n int) ([]dueJob, error) {
 	rows, err := tx.query(ctx, q, now, kinds, n)
-	return rowsOf(rows, err, func(r *sql.Rows) (dueJob, error) {
+	return sqlstore.RowsOf(sqlRows{rows}, err, func(r sqlstore.Rows) (dueJob, error) {
 		var j dueJob
 		return j, r.Scan(&j.id, &j.runAt, &j.createdAt)
 	})
@@ -124,7 +123,7 @@ func (db *DB) ClaimJobs(ctx context.Context, owner string, kinds []string, n int
 			return nil // commits what qExhaust failed
 		}
 		rows, err := tx.query(ctx, qClaim, owner, formatTime(tx.now.Add(lease)), now, idList(due))
-		jobs, err = rowsOf(rows, err, func(r *sql.Rows) (*queue.Job, error) { return sqlstore.ScanJob(sqlRows{r}) })
+		jobs, err = sqlstore.RowsOf(sqlRows{rows}, err, func(r sqlstore.Rows) (*queue.Job, error) { return sqlstore.ScanJob(r) })
 		return err
 	})
 	if err != nil {

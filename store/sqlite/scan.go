@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -60,21 +59,4 @@ func idList(ids []string) string {
 		panic(err) // a []string always encodes
 	}
 	return string(b)
-}
-
-// rowsOf scans every row with scan and closes rows.
-func rowsOf[T any](rows *sql.Rows, err error, scan func(*sql.Rows) (T, error)) ([]T, error) {
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
 }

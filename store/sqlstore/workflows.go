@@ -191,7 +191,7 @@ func getWorkflowRunTx(ctx context.Context, tx *Tx, workspaceID, id string) (*wor
 		return nil, err
 	}
 	rows, err := tx.Query(ctx, qWorkflowSteps, r.ID)
-	r.Steps, err = rowsOf(rows, err, func(r Rows) (*workflow.Step, error) { return scanWorkflowStep(r) })
+	r.Steps, err = RowsOf(rows, err, func(r Rows) (*workflow.Step, error) { return scanWorkflowStep(r) })
 	if err != nil {
 		return nil, err
 	}
