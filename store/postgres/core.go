@@ -68,8 +68,12 @@ func (c conn) QueryRow(ctx context.Context, q string, args ...any) sqlstore.Row 
 	return pgRow{c.tx.QueryRow(ctx, c.tx.db.rebind(q), bind(args)...)}
 }
 
-// Lock takes a transaction-scoped advisory lock on key.
-func (c conn) Lock(ctx context.Context, key string) error { return lockKey(ctx, c.tx, key) }
+// Lock takes a transaction-scoped advisory lock on the text key: the
+// check-then-write transactions of one key, in any processes, take turns.
+func (c conn) Lock(ctx context.Context, key string) error {
+	_, err := c.tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, key)
+	return err
+}
 
 // JobDue makes the transaction notify the listening workers at its
 // commit (notify.go).
@@ -90,26 +94,25 @@ func (r pgRow) Scan(dest ...any) error {
 }
 
 // bind returns args as Postgres keeps them: instants truncated to the
-// microsecond, lists of ids as text[]. args is not changed; a copy is made
-// only when a value is converted.
-func bind(args []any) []any {
-	out := args
-	for i, a := range args {
-		var v any
-		switch a := a.(type) {
-		case time.Time:
-			v = instant(a)
-		case *time.Time:
-			v = nullInstant(a)
-		case sqlstore.IDs:
-			v = ids(a)
-		default:
-			continue
-		}
-		if &out[0] == &args[0] {
-			out = append([]any(nil), args...)
-		}
-		out[i] = v
+// microsecond, lists of ids as text[].
+func bind(args []any) []any { return sqlstore.Convert(args, bindValue) }
+
+func bindValue(a any) (any, bool) {
+	switch a := a.(type) {
+	case time.Time:
+		return instant(a), true
+	case *time.Time:
+		return nullInstant(a), true
+	case sqlstore.IDs:
+		return ids(a), true
 	}
-	return out
+	return nil, false
+}
+
+// ids is a list of ids as a text[] parameter (= ANY($n)); never NULL.
+func ids(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
 }

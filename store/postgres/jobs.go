@@ -15,61 +15,6 @@ import (
 // Compile-time check that DB implements the queue's Store.
 var _ queue.Store = (*DB)(nil)
 
-// jobTrace returns the trace context to record with a job enqueued under
-// ctx.
-func (db *DB) jobTrace(ctx context.Context, own string) string {
-	if own != "" || db.Observer == nil {
-		return own
-	}
-	return db.Observer.JobTrace(ctx)
-}
-
-// insertJob writes j inside tx, so that a record and the job that serves it
-// commit together. It sets ID when empty, Status queued, Attempts 0, RunAt
-// tx.now when zero, MaxAttempts queue.DefaultMaxAttempts when zero, and the
-// timestamps; a job without a Kind is VALIDATION. A job due now notifies
-// the workers of every process at the commit (notify.go).
-func insertJob(ctx context.Context, tx *Tx, j *queue.Job) error {
-	return insertJobOf(ctx, tx, j, "")
-}
-
-// insertJobOf is insertJob for a job that sends the delivery deliveryID
-// (none when empty), which it records as the job's delivery_id: the
-// delivery's log row ends with the job.
-func insertJobOf(ctx context.Context, tx *Tx, j *queue.Job, deliveryID string) error {
-	if j.Kind == "" {
-		return canvas.Invalid("A job needs a kind.", canvas.Detail{Path: "/kind", Message: "required"})
-	}
-	if j.ID == "" {
-		j.ID = tx.db.NewID()
-	}
-	if j.RunAt.IsZero() {
-		j.RunAt = tx.now
-	}
-	if j.MaxAttempts <= 0 {
-		j.MaxAttempts = queue.DefaultMaxAttempts
-	}
-	j.RunAt = instant(j.RunAt)
-	j.Status, j.Attempts, j.LeaseOwner, j.LeaseUntil, j.LastError = queue.StatusQueued, 0, "", nil, ""
-	j.CreatedAt, j.UpdatedAt = tx.now, tx.now
-	j.Trace = tx.db.jobTrace(ctx, j.Trace)
-	var delivery any
-	if deliveryID != "" {
-		delivery = deliveryID
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO jobs (id, workspace_id, kind, ref_id, payload, status, attempts,
-		max_attempts, run_at, last_error, created_at, updated_at, delivery_id, trace)
-		VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8, '', $9, $9, $10, $11)`,
-		j.ID, j.WorkspaceID, j.Kind, j.RefID, nullRaw(j.Payload), j.Status, j.MaxAttempts,
-		j.RunAt, tx.now, delivery, j.Trace); err != nil {
-		return translate(err)
-	}
-	if !j.RunAt.After(tx.now) {
-		return notifyJob(ctx, tx)
-	}
-	return nil
-}
-
 // Statements of the claim. A job is due when it is queued and its run_at
 // has come, or running with an expired lease. qDueQueued and qDueExpired
 // each read one set of due jobs in the claim's order from its partial index
@@ -117,7 +62,10 @@ func (a dueJob) before(b dueJob) bool {
 // dueJobs runs qDueQueued or qDueExpired inside tx.
 func dueJobs(ctx context.Context, tx *Tx, q string, kinds []string, n int) ([]dueJob, error) {
 	rows, err := tx.Query(ctx, q, tx.now, kinds, n)
-	return rowsOf(rows, err, func(r pgx.Rows) (dueJob, error) {
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (dueJob, error) {
 		var j dueJob
 		return j, r.Scan(&j.id, &j.runAt, &j.createdAt)
 	})
@@ -176,7 +124,10 @@ func (db *DB) ClaimJobs(ctx context.Context, owner string, kinds []string, n int
 			return nil // commits what qExhaust failed
 		}
 		rows, err := tx.Query(ctx, qClaim, owner, instant(tx.now.Add(lease)), tx.now, due)
-		jobs, err = rowsOf(rows, err, func(r pgx.Rows) (*queue.Job, error) { return sqlstore.ScanJob(r) })
+		if err != nil {
+			return err
+		}
+		jobs, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (*queue.Job, error) { return sqlstore.ScanJob(r) })
 		return err
 	})
 	if err != nil {
@@ -192,16 +143,4 @@ func (db *DB) ClaimJobs(ctx context.Context, owner string, kinds []string, n int
 		return jobs[a].ID < jobs[b].ID
 	})
 	return jobs, nil
-}
-
-// cancelJobs cancels, inside tx, every queued or running job serving refID
-// and returns how many it cancelled, so that a record's own state change
-// and the cancellation of its jobs commit together.
-func cancelJobs(ctx context.Context, tx *Tx, refID string) (int, error) {
-	tag, err := tx.Exec(ctx, `UPDATE jobs SET status = 'cancelled', lease_owner = NULL, lease_until = NULL,
-		updated_at = $1 WHERE ref_id = $2 AND status IN ('queued', 'running')`, tx.now, refID)
-	if err != nil {
-		return 0, err
-	}
-	return int(tag.RowsAffected()), nil
 }

@@ -108,47 +108,30 @@ type sqlRow struct{ *sql.Row }
 func (r sqlRow) Scan(dest ...any) error { return translate(r.Row.Scan(scanInto(dest)...)) }
 
 // bind returns args as SQLite binds them: instants as fixed-width UTC
-// text (NULL for a nil *time.Time), lists of ids as JSON arrays. args is
-// not changed; a copy is made only when a value is converted.
-func bind(args []any) []any {
-	out := args
-	for i, a := range args {
-		var v any
-		switch a := a.(type) {
-		case time.Time:
-			v = formatTime(a)
-		case *time.Time:
-			v = nullTime(a)
-		case sqlstore.IDs:
-			v = idList(a)
-		default:
-			continue
-		}
-		if &out[0] == &args[0] {
-			out = append([]any(nil), args...)
-		}
-		out[i] = v
+// text (NULL for a nil *time.Time), lists of ids as JSON arrays.
+func bind(args []any) []any { return sqlstore.Convert(args, bindValue) }
+
+func bindValue(a any) (any, bool) {
+	switch a := a.(type) {
+	case time.Time:
+		return formatTime(a), true
+	case *time.Time:
+		return nullTime(a), true
+	case sqlstore.IDs:
+		return idList(a), true
 	}
-	return out
+	return nil, false
 }
 
 // scanInto returns dest with its instants read from SQLite's text.
-func scanInto(dest []any) []any {
-	out := dest
-	for i, d := range dest {
-		var v any
-		switch d := d.(type) {
-		case *time.Time:
-			v = timeCol{d}
-		case **time.Time:
-			v = nullTimeCol{d}
-		default:
-			continue
-		}
-		if &out[0] == &dest[0] {
-			out = append([]any(nil), dest...)
-		}
-		out[i] = v
+func scanInto(dest []any) []any { return sqlstore.Convert(dest, scanDest) }
+
+func scanDest(d any) (any, bool) {
+	switch d := d.(type) {
+	case *time.Time:
+		return timeCol{d}, true
+	case **time.Time:
+		return nullTimeCol{d}, true
 	}
-	return out
+	return nil, false
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/store/sqlstore"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -47,7 +48,7 @@ func TestOpen_MigrationsRecordedAndIdempotent(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "canvas.db")
 	applied := func(db *DB) map[string]string {
 		rows, err := db.read.QueryContext(ctx, `SELECT name, applied_at FROM migrations`)
-		got, err := rowsOf(rows, err, func(r *sql.Rows) ([2]string, error) {
+		got, err := sqlstore.RowsOf(sqlRows{rows}, err, func(r sqlstore.Rows) ([2]string, error) {
 			var row [2]string
 			return row, r.Scan(&row[0], &row[1])
 		})

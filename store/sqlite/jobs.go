@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"sort"
 	"time"
 
@@ -13,49 +12,6 @@ import (
 
 // Compile-time check that DB implements the queue's Store.
 var _ queue.Store = (*DB)(nil)
-
-// insertJob writes j inside tx, so that a record and the job that serves it
-// commit together. It sets ID when empty, Status queued, Attempts 0, RunAt
-// tx.now when zero, MaxAttempts queue.DefaultMaxAttempts when zero, and the
-// timestamps; a job without a Kind is VALIDATION.
-func insertJob(ctx context.Context, tx *Tx, j *queue.Job) error {
-	return insertJobOf(ctx, tx, j, "")
-}
-
-// qInsertJob inserts a job; it is prepared at Open.
-const qInsertJob = `INSERT INTO jobs (id, workspace_id, kind, ref_id, payload, status, attempts,
-	max_attempts, run_at, last_error, created_at, updated_at, delivery_id, trace)
-	VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, '', ?, ?, ?, ?)`
-
-// insertJobOf is insertJob for a job that sends the delivery deliveryID
-// (none when empty), which it records as the job's delivery_id: the
-// delivery's log row ends with the job (migration 016).
-func insertJobOf(ctx context.Context, tx *Tx, j *queue.Job, deliveryID string) error {
-	if j.Kind == "" {
-		return canvas.Invalid("A job needs a kind.", canvas.Detail{Path: "/kind", Message: "required"})
-	}
-	if j.ID == "" {
-		j.ID = tx.db.NewID()
-	}
-	if j.RunAt.IsZero() {
-		j.RunAt = tx.now
-	}
-	if j.MaxAttempts <= 0 {
-		j.MaxAttempts = queue.DefaultMaxAttempts
-	}
-	j.RunAt = j.RunAt.UTC()
-	j.Status, j.Attempts, j.LeaseOwner, j.LeaseUntil, j.LastError = queue.StatusQueued, 0, "", nil, ""
-	j.CreatedAt, j.UpdatedAt = tx.now, tx.now
-	j.Trace = tx.db.jobTrace(ctx, j.Trace)
-	var delivery any
-	if deliveryID != "" {
-		delivery = deliveryID
-	}
-	_, err := tx.exec(ctx, qInsertJob,
-		j.ID, j.WorkspaceID, j.Kind, j.RefID, nullRaw(j.Payload), j.Status, j.MaxAttempts,
-		formatTime(j.RunAt), formatTime(tx.now), formatTime(tx.now), delivery, j.Trace)
-	return translate(err)
-}
 
 // Statements of the claim. A job is due when it is queued and its run_at has
 // come, or running with an expired lease; qClaim repeats the test so that a
@@ -101,7 +57,7 @@ func (a dueJob) before(b dueJob) bool {
 // dueJobs runs qDueQueued or qDueExpired inside tx.
 func dueJobs(ctx context.Context, tx *Tx, q, now, kinds string, n int) ([]dueJob, error) {
 	rows, err := tx.query(ctx, q, now, kinds, n)
-	return rowsOf(rows, err, func(r *sql.Rows) (dueJob, error) {
+	return sqlstore.RowsOf(sqlRows{rows}, err, func(r sqlstore.Rows) (dueJob, error) {
 		var j dueJob
 		return j, r.Scan(&j.id, &j.runAt, &j.createdAt)
 	})
@@ -167,7 +123,7 @@ func (db *DB) ClaimJobs(ctx context.Context, owner string, kinds []string, n int
 			return nil // commits what qExhaust failed
 		}
 		rows, err := tx.query(ctx, qClaim, owner, formatTime(tx.now.Add(lease)), now, idList(due))
-		jobs, err = rowsOf(rows, err, func(r *sql.Rows) (*queue.Job, error) { return sqlstore.ScanJob(sqlRows{r}) })
+		jobs, err = sqlstore.RowsOf(sqlRows{rows}, err, func(r sqlstore.Rows) (*queue.Job, error) { return sqlstore.ScanJob(r) })
 		return err
 	})
 	if err != nil {
@@ -183,17 +139,4 @@ func (db *DB) ClaimJobs(ctx context.Context, owner string, kinds []string, n int
 		return jobs[a].ID < jobs[b].ID
 	})
 	return jobs, nil
-}
-
-// cancelJobs cancels, inside tx, every queued or running job serving refID
-// and returns how many it cancelled, so that a record's own state change
-// and the cancellation of its jobs commit together.
-func cancelJobs(ctx context.Context, tx *Tx, refID string) (int, error) {
-	res, err := tx.exec(ctx, `UPDATE jobs SET status = 'cancelled', lease_owner = NULL, lease_until = NULL,
-		updated_at = ? WHERE ref_id = ? AND status IN ('queued', 'running')`, formatTime(tx.now), refID)
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
-	return int(n), err
 }

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/store/sqlstore"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -145,7 +145,7 @@ func TestDB_ClaimPlan(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rows, err := db.read.Query(`EXPLAIN QUERY PLAN `+tc.q, tc.args...)
-			details, err := rowsOf(rows, err, func(r *sql.Rows) (string, error) {
+			details, err := sqlstore.RowsOf(sqlRows{rows}, err, func(r sqlstore.Rows) (string, error) {
 				var id, parent, unused int
 				var detail string
 				return detail, r.Scan(&id, &parent, &unused, &detail)

@@ -24,15 +24,6 @@ func (tx *Tx) Commit() error {
 	return err
 }
 
-// jobTrace returns the trace context to record with a job enqueued under
-// ctx.
-func (db *DB) jobTrace(ctx context.Context, own string) string {
-	if own != "" || db.Observer == nil {
-		return own
-	}
-	return db.Observer.JobTrace(ctx)
-}
-
 // writeContext is the context a write of a group commit runs under: the
 // values of its caller's context (so that what the write records can
 // name the caller's trace), the deadline and cancellation of the batch.

@@ -21,7 +21,7 @@ func hotWrites() []string {
 		`SAVEPOINT write`,
 		`RELEASE write`,
 		sqlstore.QInsertRun,
-		qInsertJob,
+		sqlstore.QInsertJob,
 		sqlstore.QGetRun,
 		sqlstore.QStartRun,
 		sqlstore.QRunTerminal,

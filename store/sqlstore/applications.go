@@ -108,7 +108,7 @@ func (s *Store) ListApplications(ctx context.Context, workspaceID, canvasID stri
 			rows, err = tx.Query(ctx, `SELECT `+applicationCols+` FROM applications a
 				WHERE a.workspace_id = ? ORDER BY a.created_at, a.id`, tx.Now, workspaceID)
 		}
-		list, err = rowsOf(rows, err, func(r Rows) (*webhook.Application, error) { return scanApplication(r) })
+		list, err = RowsOf(rows, err, func(r Rows) (*webhook.Application, error) { return scanApplication(r) })
 		return err
 	})
 	return list, err
@@ -227,7 +227,7 @@ func (s *Store) SubscriptionTarget(ctx context.Context, applicationID string) (*
 		rows, err := tx.Query(ctx, `SELECT value, created_at, expires_at FROM application_secrets
 			WHERE application_id = ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at DESC, id`,
 			applicationID, tx.Now)
-		t.Secrets, err = rowsOf(rows, err, func(r Rows) (webhook.Secret, error) {
+		t.Secrets, err = RowsOf(rows, err, func(r Rows) (webhook.Secret, error) {
 			var sec webhook.Secret
 			return sec, r.Scan(&sec.Value, &sec.CreatedAt, &sec.ExpiresAt)
 		})

@@ -153,7 +153,7 @@ func (s *Store) ListCanvases(ctx context.Context, f canvas.CanvasFilter) ([]*can
 	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
 		rows, err := tx.Query(ctx, `SELECT `+canvasCols+` FROM canvases c WHERE `+
 			strings.Join(where, " AND ")+` ORDER BY c.created_at DESC, c.id`, args...)
-		list, err = rowsOf(rows, err, func(r Rows) (*canvas.Canvas, error) { return scanCanvas(r, f.UserID) })
+		list, err = RowsOf(rows, err, func(r Rows) (*canvas.Canvas, error) { return scanCanvas(r, f.UserID) })
 		if err != nil || !f.IncludeVersions || len(list) == 0 {
 			return err
 		}
@@ -184,7 +184,7 @@ func (s *Store) fillCanvasVersions(ctx context.Context, tx *Tx, workspaceID stri
 		SELECT e.canvas_id, p.version_id, 'promoted' FROM environments e
 		JOIN publications p ON p.environment_id = e.id AND p.is_active
 		WHERE `+s.d.InIDs("e.canvas_id")+` AND e.name = 'production' AND e.is_system`, canvasIDs, canvasIDs)
-	picks, err := rowsOf(rows, err, func(r Rows) (pick, error) {
+	picks, err := RowsOf(rows, err, func(r Rows) (pick, error) {
 		var p pick
 		return p, r.Scan(&p.canvasID, &p.versionID, &p.kind)
 	})

@@ -199,7 +199,7 @@ func getDelivery(ctx context.Context, tx *Tx, workspaceID, id string) (*webhook.
 	}
 	rows, err := tx.Query(ctx, `SELECT number, at, status_code, latency_ms, error, response_body
 		FROM webhook_attempts WHERE delivery_id = ? ORDER BY number`, id)
-	d.Attempts, err = rowsOf(rows, err, func(r Rows) (webhook.LoggedAttempt, error) {
+	d.Attempts, err = RowsOf(rows, err, func(r Rows) (webhook.LoggedAttempt, error) {
 		var a webhook.LoggedAttempt
 		return a, r.Scan(&a.Number, &a.At, &a.StatusCode, &a.LatencyMs, &a.Error, &a.ResponseBody)
 	})

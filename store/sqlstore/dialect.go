@@ -121,6 +121,25 @@ func Rebind(query string) string {
 	return b.String()
 }
 
+// Convert returns vals with each value that conv converts (reporting
+// true) replaced by its conversion: a driver binds the shared code's
+// arguments, and scans into its destinations, as its database keeps them.
+// vals is not changed; a copy is made only when a value is converted.
+func Convert(vals []any, conv func(any) (any, bool)) []any {
+	out := vals
+	for i, v := range vals {
+		c, ok := conv(v)
+		if !ok {
+			continue
+		}
+		if &out[0] == &vals[0] {
+			out = append([]any(nil), vals...)
+		}
+		out[i] = c
+	}
+	return out
+}
+
 // Instant is t as the database keeps it: UTC, and on Postgres truncated to
 // the microsecond, its precision, so that what a write returns equals
 // what a read returns.

@@ -130,7 +130,7 @@ func (s *Store) ListEnvironments(ctx context.Context, workspaceID, canvasID stri
 		}
 		rows, err := tx.Query(ctx, `SELECT `+envCols+liveEnv+` AND e.canvas_id = ? ORDER BY e.is_system DESC, e.name`,
 			workspaceID, canvasID)
-		list, err = rowsOf(rows, err, func(r Rows) (*env.Environment, error) { return scanEnvironment(r) })
+		list, err = RowsOf(rows, err, func(r Rows) (*env.Environment, error) { return scanEnvironment(r) })
 		return err
 	})
 	if err != nil {

@@ -95,7 +95,7 @@ func (s *Store) ListGenerations(ctx context.Context, f testcase.GenerationFilter
 	var gens []*testcase.Generation
 	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
 		rows, err := tx.Query(ctx, q, args...)
-		gens, err = rowsOf(rows, err, func(r Rows) (*testcase.Generation, error) { return scanGeneration(r) })
+		gens, err = RowsOf(rows, err, func(r Rows) (*testcase.Generation, error) { return scanGeneration(r) })
 		return err
 	})
 	if err != nil {
@@ -219,7 +219,7 @@ func (s *Store) GetExecution(ctx context.Context, workspaceID, executionID strin
 		rows, err := tx.Query(ctx, `SELECT prompt_id, prompt_version_id, status, passed, COUNT(*),
 			MIN(created_at) FROM generations WHERE workspace_id = ? AND execution_id = ?
 			GROUP BY prompt_id, prompt_version_id, status, passed`, workspaceID, executionID)
-		groups, err = rowsOf(rows, err, func(r Rows) (group, error) {
+		groups, err = RowsOf(rows, err, func(r Rows) (group, error) {
 			var g group
 			return g, r.Scan(&g.promptID, &g.versionID, &g.status, &g.passed, &g.n, &g.created)
 		})

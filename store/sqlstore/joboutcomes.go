@@ -102,17 +102,8 @@ func (s *Store) CancelJobs(ctx context.Context, refID string) (int, error) {
 	var n int
 	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
 		var err error
-		n, err = s.cancelJobs(ctx, tx, refID)
+		n, err = cancelJobs(ctx, tx, refID)
 		return err
 	})
 	return n, err
-}
-
-// cancelJobs cancels, inside tx, every queued or running job serving refID
-// and returns how many it cancelled, so that a record's own state change
-// and the cancellation of its jobs commit together.
-func (s *Store) cancelJobs(ctx context.Context, tx *Tx, refID string) (int, error) {
-	n, err := tx.Exec(ctx, `UPDATE jobs SET status = 'cancelled', lease_owner = NULL, lease_until = NULL,
-		updated_at = ? WHERE ref_id = ? AND status IN ('queued', 'running')`, tx.Now, refID)
-	return int(n), err
 }

@@ -7,8 +7,8 @@ import (
 	"github.com/promptcanvas/promptcanvas/queue"
 )
 
-// qInsertJob inserts a job.
-const qInsertJob = `INSERT INTO jobs (id, workspace_id, kind, ref_id, payload, status, attempts,
+// QInsertJob inserts a job; the SQLite driver prepares it at Open.
+const QInsertJob = `INSERT INTO jobs (id, workspace_id, kind, ref_id, payload, status, attempts,
 	max_attempts, run_at, last_error, created_at, updated_at, delivery_id, trace)
 	VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, '', ?, ?, ?, ?)`
 
@@ -44,7 +44,7 @@ func (s *Store) insertJobOf(ctx context.Context, tx *Tx, j *queue.Job, deliveryI
 	if deliveryID != "" {
 		delivery = deliveryID
 	}
-	if _, err := tx.Exec(ctx, qInsertJob, j.ID, j.WorkspaceID, j.Kind, j.RefID, nullRaw(j.Payload), j.Status,
+	if _, err := tx.Exec(ctx, QInsertJob, j.ID, j.WorkspaceID, j.Kind, j.RefID, nullRaw(j.Payload), j.Status,
 		j.MaxAttempts, j.RunAt, tx.Now, tx.Now, delivery, j.Trace); err != nil {
 		return err
 	}

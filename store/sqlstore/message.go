@@ -148,7 +148,7 @@ func (s *Store) ListMessages(ctx context.Context, workspaceID, versionID string)
 		}
 		rows, err := tx.Query(ctx, `SELECT `+messageCols+` FROM messages m
 			WHERE m.version_id = ? AND m.deleted_at IS NULL ORDER BY m.idx, m.created_at, m.id`, versionID)
-		list, err = rowsOf(rows, err, func(r Rows) (*canvas.Message, error) { return scanMessage(r) })
+		list, err = RowsOf(rows, err, func(r Rows) (*canvas.Message, error) { return scanMessage(r) })
 		return err
 	})
 	if err != nil {

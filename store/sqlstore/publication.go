@@ -234,7 +234,7 @@ func (s *Store) ListPublications(ctx context.Context, workspaceID, envID string,
 		hi := total - offset
 		lo := max(hi-limit+1, 1)
 		rows, err := tx.Query(ctx, qPubPage, envID, lo, hi)
-		list, err = rowsOf(rows, err, func(r Rows) (*env.Publication, error) { return scanPublication(r) })
+		list, err = RowsOf(rows, err, func(r Rows) (*env.Publication, error) { return scanPublication(r) })
 		return err
 	})
 	if err != nil {

@@ -116,7 +116,7 @@ func (s *Store) PurgeWorkflowRuns(ctx context.Context, before time.Time, limit i
 	return s.purge(ctx, limit, func(ctx context.Context, tx *Tx) (int64, error) {
 		q := s.purgeQ()
 		rows, err := tx.Query(ctx, q.endedWorkflowRuns, before, limit)
-		ids, err := rowsOf(rows, err, func(r Rows) (string, error) {
+		ids, err := RowsOf(rows, err, func(r Rows) (string, error) {
 			var id string
 			return id, r.Scan(&id)
 		})

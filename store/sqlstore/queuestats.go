@@ -38,7 +38,7 @@ func (s *Store) QueueStats(ctx context.Context) ([]queue.KindStats, error) {
 	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
 		clear(byKind)
 		rows, err := tx.Query(ctx, qQueuedStats, tx.Now, tx.Now, tx.Now)
-		if _, err = rowsOf(rows, err, func(r Rows) (struct{}, error) {
+		if _, err = RowsOf(rows, err, func(r Rows) (struct{}, error) {
 			var kind string
 			var due, scheduled int
 			var oldest *time.Time
@@ -55,7 +55,7 @@ func (s *Store) QueueStats(ctx context.Context) ([]queue.KindStats, error) {
 			return err
 		}
 		rows, err = tx.Query(ctx, qRunningStats)
-		_, err = rowsOf(rows, err, func(r Rows) (struct{}, error) {
+		_, err = RowsOf(rows, err, func(r Rows) (struct{}, error) {
 			var kind string
 			var n int
 			if err := r.Scan(&kind, &n); err != nil {

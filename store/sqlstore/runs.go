@@ -9,7 +9,6 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/idempotency"
-	"github.com/promptcanvas/promptcanvas/webhook"
 )
 
 // Compile-time check that Store implements the completion package's Store.
@@ -67,11 +66,11 @@ func runOutcome(r *completion.Run) (result, runErr any, err error) {
 }
 
 // CreateRun inserts p.Run, p.Job when it is not nil and p.Notify's
-// deliveries (insertDeliveriesForRuns) in one transaction, in the Runs
-// group; it returns once that transaction's commit is durable. The run's
-// id becomes the RefID of the idempotency reservation ctx carries, in the
-// same transaction. The run's JSON columns are encoded before the write
-// joins a shared commit, so that the commit's leader only binds them.
+// deliveries (insertDelivery) in one transaction, in the Runs group; it
+// returns once that transaction's commit is durable. The run's id becomes
+// the RefID of the idempotency reservation ctx carries, in the same
+// transaction. The run's JSON columns are encoded before the write joins a
+// shared commit, so that the commit's leader only binds them.
 func (s *Store) CreateRun(ctx context.Context, p completion.CreateRunParams) error {
 	r := p.Run
 	req, err := json.Marshal(r.Request)
@@ -114,10 +113,10 @@ func (s *Store) CreateRun(ctx context.Context, p completion.CreateRunParams) err
 				return err
 			}
 		}
-		if err := s.insertDeliveriesForRuns(ctx, tx, p.Notify); err != nil {
+		if err := s.insertDeliveries(ctx, tx, p.Notify); err != nil {
 			return err
 		}
-		return recordIdempotencyRefForRuns(ctx, tx, rec, r.ID)
+		return recordIdempotencyRef(ctx, tx, rec, r.ID)
 	})
 }
 
@@ -164,9 +163,9 @@ func (s *Store) StartRun(ctx context.Context, workspaceID, id string) (*completi
 }
 
 // FinishRun writes p.Run's final state and p.Notify's deliveries
-// (insertDeliveriesForRuns) in one transaction; a run already terminal is
-// CONFLICT. The run's row is locked before its status is read, so that of
-// two finishes at once, in any processes, one wins.
+// (insertDelivery) in one transaction; a run already terminal is CONFLICT.
+// The run's row is locked before its status is read, so that of two
+// finishes at once, in any processes, one wins.
 func (s *Store) FinishRun(ctx context.Context, p completion.FinishRunParams) error {
 	r := p.Run
 	if !r.Terminal() {
@@ -191,7 +190,7 @@ func (s *Store) FinishRun(ctx context.Context, p completion.FinishRunParams) err
 			r.Usage.OutputTokens, r.LatencyMs, tx.Now, tx.Now, r.ID); err != nil {
 			return err
 		}
-		if err := s.insertDeliveriesForRuns(ctx, tx, p.Notify); err != nil {
+		if err := s.insertDeliveries(ctx, tx, p.Notify); err != nil {
 			return err
 		}
 		at = tx.Now
@@ -218,82 +217,13 @@ func (s *Store) ListRuns(ctx context.Context, f completion.RunFilter) ([]*comple
 		}
 	}
 	where += createdWithin(&args, "r.created_at", f.Since, f.Until)
-	reach, reachArgs := s.reachSQLForRuns(`r.canvas_id`, f.Scope)
+	reach := s.d.reachSQL(&args, `r.canvas_id`, f.Scope)
 	noCanvas := `r.canvas_id = ''`
 	if f.Actor != "" {
 		noCanvas += ` AND r.created_by = ?`
-		reachArgs = append(reachArgs, f.Actor)
+		args = append(args, f.Actor)
 	}
 	where += ` AND ((r.canvas_id <> '' AND ` + reach + `) OR (` + noCanvas + `))`
-	args = append(args, reachArgs...)
 	return listPage(ctx, s, listQuery{cols: runCols, from: `runs r`, where: where, args: args,
 		order: `r.created_at DESC, ` + s.d.runSeq() + ` DESC`, limit: f.Limit, offset: f.Offset}, func(r Rows) (*completion.Run, error) { return scanRun(r) })
-}
-
-// reachSQLForRuns is the SQL condition that canvas column col names a live
-// canvas of scope: one of its projects (every project when scope.Projects
-// is nil), or a personal draft of scope.UserID; it returns the condition
-// with its arguments.
-func (s *Store) reachSQLForRuns(col string, scope canvas.Scope) (string, []any) {
-	args := []any{scope.WorkspaceID}
-	reach := `c.project_id IS NOT NULL`
-	if scope.Projects != nil {
-		reach = s.d.InIDs(`c.project_id`)
-		args = append(args, IDs(scope.Projects))
-	}
-	if scope.UserID != "" {
-		reach = `(` + reach + `) OR (c.project_id IS NULL AND c.created_by = ?)`
-		args = append(args, scope.UserID)
-	}
-	return `EXISTS (SELECT 1 FROM canvases c WHERE c.workspace_id = ? AND c.id = ` + col +
-		` AND c.deleted_at IS NULL AND (` + reach + `))`, args
-}
-
-// qInsertDeliveryForRuns inserts a delivery's log row; SQLite prepares it
-// at Open.
-const qInsertDeliveryForRuns = `INSERT INTO webhook_deliveries (id, workspace_id, application_id, event_type, url, status,
-	attempt_count, payload, event, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`
-
-// insertDeliveriesForRuns writes, inside tx, the log row of every delivery
-// of ds as given, status pending, and its job (see insertJob) as a job of
-// the delivery, so that the row ends with it. A delivery without an id or
-// a job, or whose job is of another workspace, is VALIDATION; an id
-// already in the log is CONFLICT.
-func (s *Store) insertDeliveriesForRuns(ctx context.Context, tx *Tx, ds []webhook.Outgoing) error {
-	for _, o := range ds {
-		d := o.Delivery
-		if d.ID == "" || o.Job == nil {
-			return canvas.Invalid("A delivery needs an id and a job.", canvas.Detail{Path: "/delivery", Message: "incomplete"})
-		}
-		if o.Job.WorkspaceID != d.WorkspaceID {
-			return canvas.Invalid("A delivery's job belongs to the delivery's workspace.",
-				canvas.Detail{Path: "/job/workspaceId", Message: "not the delivery's"})
-		}
-		var app any
-		if d.ApplicationID != "" {
-			app = d.ApplicationID
-		}
-		if _, err := tx.Exec(ctx, qInsertDeliveryForRuns, d.ID, d.WorkspaceID, app, d.EventType, d.URL,
-			string(d.Payload), string(d.Event), tx.Now, tx.Now); err != nil {
-			return err
-		}
-		if err := s.insertJobOf(ctx, tx, o.Job, d.ID); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// recordIdempotencyRefForRuns saves refID as the RefID of the reservation
-// rec (idempotency.FromContext), if any, inside the transaction that
-// writes the work; a reservation that already has one, or that is no
-// longer in progress, is left as it is.
-func recordIdempotencyRefForRuns(ctx context.Context, tx *Tx, rec *idempotency.Record, refID string) error {
-	if rec == nil || rec.CreatedAt.IsZero() {
-		return nil
-	}
-	_, err := tx.Exec(ctx, `UPDATE idempotency_keys SET ref_id = ?
-		WHERE workspace_id = ? AND key = ? AND created_at = ? AND status = 0 AND ref_id = ''`,
-		refID, rec.WorkspaceID, rec.Key, rec.CreatedAt)
-	return err
 }

@@ -99,8 +99,8 @@ func (s *setList) add(col string, v any) {
 
 func (s *setList) sql() string { return strings.Join(s.cols, ", ") }
 
-// rowsOf scans every row with scan and closes rows.
-func rowsOf[T any](rows Rows, err error, scan func(Rows) (T, error)) ([]T, error) {
+// RowsOf scans every row with scan and closes rows.
+func RowsOf[T any](rows Rows, err error, scan func(Rows) (T, error)) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +152,7 @@ func listPage[T any](ctx context.Context, s *Store, q listQuery, scan func(Rows)
 		}
 		rows, err := tx.Query(ctx, `SELECT `+q.cols+` FROM `+q.from+` WHERE `+q.where+` ORDER BY `+q.order+
 			` LIMIT ? OFFSET ?`, append(q.args[:len(q.args):len(q.args)], q.limit, q.offset)...)
-		page, err = rowsOf(rows, err, scan)
+		page, err = RowsOf(rows, err, scan)
 		return err
 	})
 	if err != nil {
@@ -183,7 +183,7 @@ func getAll[T any](ctx context.Context, s *Store, scan func(Row) (T, error), q s
 	var out []T
 	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
 		rows, err := tx.Query(ctx, q, args...)
-		out, err = rowsOf(rows, err, func(r Rows) (T, error) { return scan(r) })
+		out, err = RowsOf(rows, err, func(r Rows) (T, error) { return scan(r) })
 		return err
 	})
 	return out, err

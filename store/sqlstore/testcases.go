@@ -163,7 +163,7 @@ func (s *Store) listTestCases(ctx context.Context, tx *Tx, f testcase.Filter) ([
 	}
 	q := `SELECT ` + testCaseCols + ` FROM ` + strings.Join(where, " AND ") + ` ORDER BY tc.created_at, tc.id`
 	rows, err := tx.Query(ctx, q, args...)
-	list, err := rowsOf(rows, err, func(r Rows) (*testcase.TestCase, error) { return scanTestCase(r) })
+	list, err := RowsOf(rows, err, func(r Rows) (*testcase.TestCase, error) { return scanTestCase(r) })
 	if err != nil || len(list) == 0 {
 		return list, err
 	}
@@ -324,7 +324,7 @@ func (s *Store) ListTags(ctx context.Context, workspaceID, promptID string, tagI
 	var list []*testcase.Tag
 	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
 		rows, err := tx.Query(ctx, q+` ORDER BY t.name, t.id`, args...)
-		list, err = rowsOf(rows, err, func(r Rows) (*testcase.Tag, error) { return scanTag(r) })
+		list, err = RowsOf(rows, err, func(r Rows) (*testcase.Tag, error) { return scanTag(r) })
 		return err
 	})
 	return list, err
@@ -461,13 +461,13 @@ func (s *Store) bulkRows(ctx context.Context, tx *Tx, workspaceID string, testCa
 	}
 	rows, err := tx.Query(ctx, `SELECT tc.id, tc.prompt_id FROM `+liveTestCases+` AND `+s.d.InIDs("tc.id"),
 		workspaceID, IDs(testCaseIDs))
-	cases, err := rowsOf(rows, err, scanPair)
+	cases, err := RowsOf(rows, err, scanPair)
 	if err != nil {
 		return nil, nil, err
 	}
 	rows, err = tx.Query(ctx, `SELECT t.id, t.prompt_id FROM `+liveTags+` AND `+s.d.InIDs("t.id"),
 		workspaceID, IDs(tagIDs))
-	tags, err := rowsOf(rows, err, scanPair)
+	tags, err := RowsOf(rows, err, scanPair)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -62,7 +62,7 @@ func (d Dialect) qVersionOfCanvas() string {
 // queries whatever the number of versions.
 func (s *Store) queryVersions(ctx context.Context, tx *Tx, workspaceID, cond string, args ...any) ([]*canvas.Version, error) {
 	rows, err := tx.Query(ctx, versionsQuery(cond), append([]any{workspaceID}, args...)...)
-	versions, err := rowsOf(rows, err, func(r Rows) (*canvas.Version, error) { return scanVersion(r) })
+	versions, err := RowsOf(rows, err, func(r Rows) (*canvas.Version, error) { return scanVersion(r) })
 	if err != nil || len(versions) == 0 {
 		return versions, err
 	}
@@ -73,7 +73,7 @@ func (s *Store) queryVersions(ctx context.Context, tx *Tx, workspaceID, cond str
 		byID[v.ID] = v
 	}
 	rows, err = tx.Query(ctx, s.d.qMessagesOfVersions(), versionIDs)
-	messages, err := rowsOf(rows, err, func(r Rows) (*canvas.Message, error) { return scanMessage(r) })
+	messages, err := RowsOf(rows, err, func(r Rows) (*canvas.Message, error) { return scanMessage(r) })
 	if err != nil {
 		return nil, err
 	}

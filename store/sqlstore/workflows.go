@@ -170,20 +170,6 @@ func (s *Store) insertWorkflowJobs(ctx context.Context, tx *Tx, workspaceID, run
 	return nil
 }
 
-// recordIdempotencyRef saves refID as the RefID of the reservation that
-// ctx carries (idempotency.NewContext), if any, inside the transaction that
-// writes the work; a reservation that already has one, or that is no
-// longer in progress, is left as it is.
-func recordIdempotencyRef(ctx context.Context, tx *Tx, rec *idempotency.Record, refID string) error {
-	if rec == nil || rec.CreatedAt.IsZero() {
-		return nil
-	}
-	_, err := tx.Exec(ctx, `UPDATE idempotency_keys SET ref_id = ?
-		WHERE workspace_id = ? AND key = ? AND created_at = ? AND status = 0 AND ref_id = ''`,
-		refID, rec.WorkspaceID, rec.Key, rec.CreatedAt)
-	return err
-}
-
 // GetWorkflowRun returns a run of the workspace found by its id or its
 // external id, with its steps in Seq order, read in one snapshot.
 func (s *Store) GetWorkflowRun(ctx context.Context, workspaceID, id string) (*workflow.Run, error) {
@@ -205,7 +191,7 @@ func getWorkflowRunTx(ctx context.Context, tx *Tx, workspaceID, id string) (*wor
 		return nil, err
 	}
 	rows, err := tx.Query(ctx, qWorkflowSteps, r.ID)
-	r.Steps, err = rowsOf(rows, err, func(r Rows) (*workflow.Step, error) { return scanWorkflowStep(r) })
+	r.Steps, err = RowsOf(rows, err, func(r Rows) (*workflow.Step, error) { return scanWorkflowStep(r) })
 	if err != nil {
 		return nil, err
 	}
