@@ -49,7 +49,8 @@ type GenerationOptions struct {
 	NewID func() string
 	// FinishedJob, when set, returns the job that reports a generation
 	// HandleJob finishes (completed or failed), or nil for none. It is
-	// called inside the transaction that records the outcome, and the job
+	// called inside the transaction that records the outcome, so it does no
+	// I/O (it only builds the job), and the job
 	// is written there (an outbox), so the job commits with the outcome or
 	// not at all; Notify is called once it has. The webhook notifier's
 	// CanvasEventJob sends generation.completed this way.
