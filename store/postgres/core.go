@@ -23,6 +23,12 @@ func (d txRunner) Read(ctx context.Context, fn func(ctx context.Context, tx *sql
 	return d.db.read(ctx, func(tx *Tx) error { return fn(ctx, tx.shared()) })
 }
 
+// ReadAlone runs fn on the pool outside any transaction, each statement by
+// itself on a connection of the pool.
+func (d txRunner) ReadAlone(ctx context.Context, fn func(ctx context.Context, tx *sqlstore.Tx) error) error {
+	return fn(ctx, &sqlstore.Tx{Conn: poolConn{d.db}, Now: instant(d.db.Now()), NewID: d.db.NewID})
+}
+
 // Write runs fn in a read-write transaction; Postgres has no group commit
 // to share, so g is not used.
 func (d txRunner) Write(ctx context.Context, _ sqlstore.Group, fn func(ctx context.Context, tx *sqlstore.Tx) error) error {
@@ -78,6 +84,38 @@ func (c conn) Lock(ctx context.Context, key string) error {
 // JobDue makes the transaction notify the listening workers at its
 // commit (notify.go).
 func (c conn) JobDue(ctx context.Context) error { return notifyJob(ctx, c.tx) }
+
+// poolConn is the pool as a sqlstore.Conn, for reads of one statement:
+// each runs by itself on a connection of the pool.
+type poolConn struct{ db *DB }
+
+func (c poolConn) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	tag, err := c.db.pool.Exec(ctx, c.db.rebind(q), bind(args)...)
+	if err != nil {
+		return 0, translate(err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+func (c poolConn) Query(ctx context.Context, q string, args ...any) (sqlstore.Rows, error) {
+	rows, err := c.db.pool.Query(ctx, c.db.rebind(q), bind(args)...)
+	if err != nil {
+		return nil, translate(err)
+	}
+	return pgRows{rows}, nil
+}
+
+func (c poolConn) QueryRow(ctx context.Context, q string, args ...any) sqlstore.Row {
+	return pgRow{c.db.pool.QueryRow(ctx, c.db.rebind(q), bind(args)...)}
+}
+
+// Lock refuses: a transaction-scoped lock needs a transaction.
+func (poolConn) Lock(context.Context, string) error {
+	return errors.New("postgres: a lock outside a transaction")
+}
+
+// JobDue does nothing: a read writes no job.
+func (poolConn) JobDue(context.Context) error { return nil }
 
 type pgRows struct{ pgx.Rows }
 

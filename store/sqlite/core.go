@@ -28,6 +28,12 @@ func (d txRunner) Read(ctx context.Context, fn func(ctx context.Context, tx *sql
 	return tx.Commit()
 }
 
+// ReadAlone runs fn on the reader pool outside any transaction, each
+// statement by itself, prepared when it is hot.
+func (d txRunner) ReadAlone(ctx context.Context, fn func(ctx context.Context, tx *sqlstore.Tx) error) error {
+	return fn(ctx, &sqlstore.Tx{Conn: poolConn{d.db}, Now: d.db.Now().UTC(), NewID: d.db.NewID})
+}
+
 // Write runs fn in a write transaction: a commit shared with the other
 // writes of group g waiting at the time, or one of its own.
 func (d txRunner) Write(ctx context.Context, g sqlstore.Group, fn func(ctx context.Context, tx *sqlstore.Tx) error) error {
@@ -96,6 +102,45 @@ func (conn) Lock(context.Context, string) error { return nil }
 // JobDue does nothing: no other process shares the queue; the engine
 // wakes its own worker.
 func (conn) JobDue(context.Context) error { return nil }
+
+// poolConn is the reader pool as a sqlstore.Conn, for reads of one
+// statement: each runs by itself, prepared when it is hot.
+type poolConn struct{ db *DB }
+
+func (c poolConn) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	res, err := c.db.read.ExecContext(ctx, q, bind(args)...)
+	if err != nil {
+		return 0, translate(err)
+	}
+	return res.RowsAffected()
+}
+
+func (c poolConn) Query(ctx context.Context, q string, args ...any) (sqlstore.Rows, error) {
+	var rows *sql.Rows
+	var err error
+	if s := c.db.readStmts[q]; s != nil {
+		rows, err = s.QueryContext(ctx, bind(args)...)
+	} else {
+		rows, err = c.db.read.QueryContext(ctx, q, bind(args)...)
+	}
+	if err != nil {
+		return nil, translate(err)
+	}
+	return sqlRows{rows}, nil
+}
+
+func (c poolConn) QueryRow(ctx context.Context, q string, args ...any) sqlstore.Row {
+	if s := c.db.readStmts[q]; s != nil {
+		return sqlRow{s.QueryRowContext(ctx, bind(args)...)}
+	}
+	return sqlRow{c.db.read.QueryRowContext(ctx, q, bind(args)...)}
+}
+
+// Lock does nothing, as in a transaction.
+func (poolConn) Lock(context.Context, string) error { return nil }
+
+// JobDue does nothing, as in a transaction.
+func (poolConn) JobDue(context.Context) error { return nil }
 
 type sqlRows struct{ *sql.Rows }
 

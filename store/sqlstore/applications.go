@@ -76,7 +76,7 @@ func insertSecret(ctx context.Context, tx *Tx, applicationID, secret string) err
 // GetApplication returns an application of the workspace.
 func (s *Store) GetApplication(ctx context.Context, workspaceID, id string) (*webhook.Application, error) {
 	var a *webhook.Application
-	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
+	err := s.readAlone(ctx, func(ctx context.Context, tx *Tx) error {
 		var err error
 		a, err = getApplication(ctx, tx, workspaceID, id, "")
 		return err
@@ -99,7 +99,7 @@ func getApplication(ctx context.Context, tx *Tx, workspaceID, id, lock string) (
 // canvasID keeps those of that canvas.
 func (s *Store) ListApplications(ctx context.Context, workspaceID, canvasID string) ([]*webhook.Application, error) {
 	var list []*webhook.Application
-	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
+	err := s.readAlone(ctx, func(ctx context.Context, tx *Tx) error {
 		var rows Rows
 		var err error
 		if canvasID != "" {

@@ -51,7 +51,7 @@ func (s *Store) CreateEnvironment(ctx context.Context, e *env.Environment) error
 // GetEnvironment returns an environment of a live canvas.
 func (s *Store) GetEnvironment(ctx context.Context, workspaceID, id string) (*env.Environment, error) {
 	var e *env.Environment
-	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
+	err := s.readAlone(ctx, func(ctx context.Context, tx *Tx) error {
 		var err error
 		e, err = scanEnvironment(tx.QueryRow(ctx, `SELECT `+envCols+liveEnv+` AND e.id = ?`, workspaceID, id))
 		if errors.Is(err, ErrNoRows) {

@@ -119,7 +119,7 @@ func (s *Store) CreateMessage(ctx context.Context, workspaceID string, m *canvas
 // GetMessage returns a live message of a live version.
 func (s *Store) GetMessage(ctx context.Context, workspaceID, id string) (*canvas.Message, error) {
 	var m *canvas.Message
-	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
+	err := s.readAlone(ctx, func(ctx context.Context, tx *Tx) error {
 		var err error
 		m, err = getMessage(ctx, tx, workspaceID, id)
 		return err

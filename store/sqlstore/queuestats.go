@@ -35,7 +35,7 @@ func (s *Store) QueueStats(ctx context.Context) ([]queue.KindStats, error) {
 		byKind[kind] = k
 		return k
 	}
-	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
+	err := s.readAlone(ctx, func(ctx context.Context, tx *Tx) error {
 		clear(byKind)
 		rows, err := tx.Query(ctx, qQueuedStats, tx.Now, tx.Now, tx.Now)
 		if _, err = RowsOf(rows, err, func(r Rows) (struct{}, error) {
@@ -103,7 +103,7 @@ func (s *Store) CountQueuedJobs(ctx context.Context, workspaceID string, kinds [
 		return 0, nil
 	}
 	var n int
-	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
+	err := s.readAlone(ctx, func(ctx context.Context, tx *Tx) error {
 		return tx.QueryRow(ctx, s.d.QCountQueued(), workspaceID, IDs(kinds)).Scan(&n)
 	})
 	return n, err

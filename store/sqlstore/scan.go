@@ -165,7 +165,7 @@ func listPage[T any](ctx context.Context, s *Store, q listQuery, scan func(Rows)
 // by scan; no row is NOT_FOUND, naming what.
 func getOne[T any](ctx context.Context, s *Store, what string, scan func(Row) (T, error), q string, args ...any) (T, error) {
 	var v T
-	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
+	err := s.readAlone(ctx, func(ctx context.Context, tx *Tx) error {
 		var err error
 		v, err = scan(tx.QueryRow(ctx, q, args...))
 		return err
@@ -181,7 +181,7 @@ func getOne[T any](ctx context.Context, s *Store, what string, scan func(Row) (T
 // each by scan.
 func getAll[T any](ctx context.Context, s *Store, scan func(Row) (T, error), q string, args ...any) ([]T, error) {
 	var out []T
-	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
+	err := s.readAlone(ctx, func(ctx context.Context, tx *Tx) error {
 		rows, err := tx.Query(ctx, q, args...)
 		out, err = RowsOf(rows, err, func(r Rows) (T, error) { return scan(r) })
 		return err

@@ -96,6 +96,10 @@ const (
 type Driver interface {
 	// Read runs fn in a read-only transaction of one snapshot.
 	Read(ctx context.Context, fn func(ctx context.Context, tx *Tx) error) error
+	// ReadAlone runs fn outside any transaction: each statement runs by
+	// itself, for a read of one statement, which needs no snapshot of
+	// several and so saves the transaction's begin and end. fn only reads.
+	ReadAlone(ctx context.Context, fn func(ctx context.Context, tx *Tx) error) error
 	// Write runs fn in a write transaction and commits it; it returns once
 	// the commit is durable. fn may run more than once (a Postgres
 	// serialization failure rolls everything back and runs it again), so
@@ -128,6 +132,11 @@ func (s *Store) Dialect() Dialect { return s.d }
 // read runs fn in a read-only transaction.
 func (s *Store) read(ctx context.Context, fn func(ctx context.Context, tx *Tx) error) error {
 	return s.db.Read(ctx, fn)
+}
+
+// readAlone runs fn, a read of one statement, outside any transaction.
+func (s *Store) readAlone(ctx context.Context, fn func(ctx context.Context, tx *Tx) error) error {
+	return s.db.ReadAlone(ctx, fn)
 }
 
 // write runs fn in a write transaction of group g.
