@@ -19,7 +19,7 @@ import (
 
 // export writes the canvases of a workspace (those of its projects; personal
 // drafts are not exported), their live versions and what their environments
-// serve to one JSON file per canvas in --out (see internal/promptfile). Files
+// serve to one JSON file per canvas in --out (see client/promptfile). Files
 // of an earlier export that no canvas wrote this time are removed, so the
 // directory is exactly the workspace's prompts.
 func export(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
