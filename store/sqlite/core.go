@@ -21,11 +21,7 @@ func (d txRunner) Read(ctx context.Context, fn func(ctx context.Context, tx *sql
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
-	if err := fn(ctx, tx.shared()); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return commitAfter(ctx, tx, fn)
 }
 
 // ReadAlone runs fn on the reader pool outside any transaction, each
@@ -44,6 +40,12 @@ func (d txRunner) Write(ctx context.Context, g sqlstore.Group, fn func(ctx conte
 	if err != nil {
 		return err
 	}
+	return commitAfter(ctx, tx, fn)
+}
+
+// commitAfter runs fn in tx and commits tx when fn succeeds; otherwise tx
+// is rolled back.
+func commitAfter(ctx context.Context, tx *Tx, fn func(ctx context.Context, tx *sqlstore.Tx) error) error {
 	defer tx.Rollback()
 	if err := fn(ctx, tx.shared()); err != nil {
 		return err
