@@ -5,7 +5,7 @@
 // Transactions run at READ COMMITTED, Postgres's default, and take
 // explicit row locks where an invariant spans statements: a publish locks
 // its environment's row (publication.go), a claim locks the jobs it takes
-// with FOR UPDATE SKIP LOCKED (jobs.go), and the few check-then-insert
+// with FOR UPDATE SKIP LOCKED (sqlstore/claim.go), and the few check-then-insert
 // writes (an idempotency key, a scheduled job) take a transaction-scoped
 // advisory lock on what they check. A transaction that fails with a
 // serialization failure or a deadlock is run again from the start, with a

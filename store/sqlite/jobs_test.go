@@ -133,15 +133,17 @@ func TestDB_JobOutcomesConcurrent(t *testing.T) {
 func TestDB_ClaimPlan(t *testing.T) {
 	db := mustOpen(t, filepath.Join(t.TempDir(), "canvas.db"))
 	now := formatTime(db.Now())
+	writes, anyDue := sqlstore.SQLite.ClaimQueries()
+	exhaust, dueQueued, dueExpired, claim := writes[0], writes[1], writes[2], writes[3]
 	for _, tc := range []struct {
 		name, q, index string
 		args           []any
 	}{
-		{"DueQueued", qDueQueued, "jobs_queued", []any{now, idList([]string{"a"}), 32}},
-		{"DueExpired", qDueExpired, "jobs_running", []any{now, idList([]string{"a"}), 32}},
-		{"AnyDue", qAnyDue, "jobs_queued", []any{now}},
-		{"Exhaust", qExhaust, "jobs_running", []any{now}},
-		{"Claim", qClaim, "sqlite_autoindex_jobs_1", []any{"w1", now, now, idList([]string{"x"})}},
+		{"DueQueued", dueQueued, "jobs_queued", []any{now, idList([]string{"a"}), 32}},
+		{"DueExpired", dueExpired, "jobs_running", []any{now, idList([]string{"a"}), 32}},
+		{"AnyDue", anyDue, "jobs_queued", []any{now, now}},
+		{"Exhaust", exhaust, "jobs_running", []any{now, now}},
+		{"Claim", claim, "sqlite_autoindex_jobs_1", []any{"w1", now, now, idList([]string{"x"}), now, now}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rows, err := db.read.Query(`EXPLAIN QUERY PLAN `+tc.q, tc.args...)

@@ -14,10 +14,11 @@ import "github.com/promptcanvas/promptcanvas/store/sqlstore"
 // workflow step's state, written on every change (sqlstore/workflows.go),
 // and the delivery log's rows and its record of each webhook attempt
 // (sqlstore/deliveries.go), and the
-// queue's claim (jobs.go).
+// queue's claim (sqlstore/claim.go).
 func hotWrites() []string {
 	canvases, _ := sqlstore.HotCanvasQueries()
-	return append(canvases,
+	claims, _ := sqlstore.SQLite.ClaimQueries()
+	return append(append(canvases, claims...),
 		`SAVEPOINT write`,
 		`RELEASE write`,
 		sqlstore.QInsertRun,
@@ -27,10 +28,6 @@ func hotWrites() []string {
 		sqlstore.QRunTerminal,
 		sqlstore.QFinishRun,
 		sqlstore.QInsertDelivery,
-		qExhaust,
-		qDueQueued,
-		qDueExpired,
-		qClaim,
 		sqlstore.QWorkflowRunStatus,
 		sqlstore.QUpsertWorkflowStep,
 		sqlstore.QRecordDelivery,
@@ -41,14 +38,15 @@ func hotWrites() []string {
 // hotReads are the statements of a history page, a version read, an
 // API-key check, the canvas and environment lookups every environment
 // read starts with, the applications a publish's event could reach, the
-// queue's idle poll (jobs.go) and the backlog count of every request that
+// queue's idle poll (sqlstore/claim.go) and the backlog count of every request that
 // adds model work (sqlstore/queuestats.go).
 func hotReads() []string {
 	_, canvases := sqlstore.HotCanvasQueries()
+	_, anyDue := sqlstore.SQLite.ClaimQueries()
 	return append(canvases,
 		sqlstore.QAPIKeyByHash,
 		sqlstore.QApplicationsOfCanvas,
-		qAnyDue,
+		anyDue,
 		sqlstore.SQLite.QCountQueued(),
 	)
 }

@@ -28,6 +28,16 @@ func (d Dialect) ForUpdate() string {
 	return ``
 }
 
+// skipLocked is the clause that locks the rows a SELECT reads, passing
+// over those another transaction holds; empty on SQLite, whose one writer
+// serializes writes.
+func (d Dialect) skipLocked() string {
+	if d.Postgres {
+		return ` FOR UPDATE SKIP LOCKED`
+	}
+	return ``
+}
+
 // forUpdateOf is ForUpdate for the rows of one table of a join, named by
 // its alias.
 func (d Dialect) forUpdateOf(alias string) string {

@@ -27,15 +27,6 @@ func scanIdempotency(r Row) (*idempotency.Record, error) {
 	return &rec, err
 }
 
-// skipLocked is the clause that makes a SELECT pass over the rows another
-// transaction holds, locking those it reads; empty on SQLite.
-func (d Dialect) skipLocked() string {
-	if d.Postgres {
-		return ` FOR UPDATE SKIP LOCKED`
-	}
-	return ``
-}
-
 // ReserveIdempotencyKey reserves r's key unless a record exists that res
 // keeps, which it returns instead. It also deletes a batch of expired keys
 // of any workspace. Reservations of one key take turns (Conn.Lock), so

@@ -31,9 +31,9 @@ var purgeOf = [2]purgeQueries{newPurgeQueries(SQLite), newPurgeQueries(Postgres)
 // newPurgeQueries writes the purge's statements in dialect d. A table
 // with a rowid is deleted from by rowid on SQLite, by id on Postgres.
 func newPurgeQueries(d Dialect) purgeQueries {
-	key, skip := `rowid`, ``
+	key, skip := `rowid`, d.skipLocked()
 	if d.Postgres {
-		key, skip = `id`, ` FOR UPDATE SKIP LOCKED`
+		key = `id`
 	}
 	return purgeQueries{
 		jobs: `DELETE FROM jobs WHERE ` + key + ` IN (SELECT ` + key + ` FROM jobs

@@ -14,8 +14,7 @@
 //
 // What really differs stays in the drivers: how a write commits (group
 // commit on SQLite's one writer; a retry after a serialization failure on
-// Postgres), job claims (SKIP LOCKED, or the single writer), the change
-// signal, LISTEN/NOTIFY, blobs and migrations.
+// Postgres), the change signal, LISTEN/NOTIFY, blobs and migrations.
 package sqlstore
 
 import (
@@ -116,6 +115,8 @@ type Driver interface {
 type Store struct {
 	db Driver
 	d  Dialect
+	// claim holds the claim's statements in d.
+	claim claimQueries
 	// observer, when it returns one, gives a new job its trace context.
 	observer func() store.Observer
 }
@@ -123,7 +124,7 @@ type Store struct {
 // New returns the shared Store over a driver of dialect d; observer
 // returns the driver's Observer at the time of a call (nil for none).
 func New(db Driver, d Dialect, observer func() store.Observer) *Store {
-	return &Store{db: db, d: d, observer: observer}
+	return &Store{db: db, d: d, claim: d.claimQueries(), observer: observer}
 }
 
 // Dialect is the dialect of the Store's database.
