@@ -4,12 +4,12 @@ import (
 	"context"
 	"embed"
 	"errors"
-	"fmt"
 	"io/fs"
-	"sort"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/promptcanvas/promptcanvas/store/sqlstore"
 )
 
 //go:embed migrations/*.sql
@@ -48,20 +48,9 @@ func (db *DB) migrateBefore(ctx context.Context, stop string) (err error) {
 		name text PRIMARY KEY, applied_at timestamptz NOT NULL)`); err != nil {
 		return err
 	}
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
-	if err != nil {
-		return err
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if stop != "" && name >= stop {
-			break
-		}
-		if err := db.migrateFile(ctx, conn.Conn(), name); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	return nil
+	return sqlstore.Migrate(migrationFS, stop, func(name string) error {
+		return db.migrateFile(ctx, conn.Conn(), name)
+	})
 }
 
 // migrateFile applies one migration on conn unless it is recorded.

@@ -20,7 +20,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -195,20 +194,7 @@ func (db *DB) migrateBefore(ctx context.Context, stop string) error {
 	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
 		return err
 	}
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
-	if err != nil {
-		return err
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if stop != "" && name >= stop {
-			break
-		}
-		if err := db.migrateFile(ctx, name); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	return nil
+	return sqlstore.Migrate(migrationFS, stop, func(name string) error { return db.migrateFile(ctx, name) })
 }
 
 func (db *DB) migrateFile(ctx context.Context, name string) error {
