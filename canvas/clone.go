@@ -54,6 +54,16 @@ func (c Configuration) Clone() Configuration {
 		so.Schema = cloneRaw(so.Schema)
 		c.StructuredOutput = &so
 	}
+	if c.Functions != nil {
+		fns := make([]Function, len(c.Functions))
+		for i, f := range c.Functions {
+			f.Parameters = cloneRaw(f.Parameters)
+			fns[i] = f
+		}
+		c.Functions = fns
+	}
+	c.ToolChoice = clonePtr(c.ToolChoice)
+	c.Fallbacks = slices.Clone(c.Fallbacks)
 	if c.Extra != nil {
 		extra := make(map[string]json.RawMessage, len(c.Extra))
 		for k, v := range maps.All(c.Extra) {

@@ -110,7 +110,7 @@ func (s *Service) CreateVersion(ctx context.Context, params CreateVersionParams)
 	}
 	if params.Configuration != nil {
 		ver.Configuration = *params.Configuration
-		if err := ver.Configuration.checkStructuredOutput(); err != nil {
+		if err := ver.Configuration.Check(); err != nil {
 			return nil, err
 		}
 	}
@@ -296,5 +296,5 @@ func checkPatchedConfiguration(cur Configuration, patch []byte) error {
 	if err := json.Unmarshal(merged, &next); err != nil {
 		return Invalid("Request failed validation.", Detail{Path: "/json/configuration", Message: "does not match the expected shape"})
 	}
-	return next.checkStructuredOutput()
+	return next.Check()
 }

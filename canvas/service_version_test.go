@@ -202,7 +202,7 @@ func TestService_UpdateVersion(t *testing.T) {
 		temp := 0.5
 		v := f.MustVersion(ctx, canvas.CreateVersionParams{
 			PromptID:      c.ID,
-			Configuration: &canvas.Configuration{Model: "echo", Temperature: &temp, Extra: map[string]json.RawMessage{"functions": json.RawMessage(`[{"name":"f"}]`)}},
+			Configuration: &canvas.Configuration{Model: "echo", Temperature: &temp, Functions: []canvas.Function{{Name: "f"}}},
 			Message:       &canvas.MessageInput{Content: "old"},
 		})
 		return f, v
@@ -216,7 +216,7 @@ func TestService_UpdateVersion(t *testing.T) {
 		require.NotNil(t, got.Configuration.Temperature)
 		assert.Equal(t, 0.2, *got.Configuration.Temperature)
 		assert.Equal(t, "echo", got.Configuration.Model, "other keys are kept")
-		assert.JSONEq(t, `[{"name":"f"}]`, string(got.Configuration.Extra["functions"]))
+		assert.Equal(t, []canvas.Function{{Name: "f"}}, got.Configuration.Functions)
 	})
 	t.Run("Fields", func(t *testing.T) {
 		f, v := setup(t)

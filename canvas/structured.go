@@ -87,15 +87,22 @@ func SchemaErrorDetails(base string, ve *jsonschema.ValidationError) []Detail {
 	return out
 }
 
-// checkStructuredOutput returns CompileSchema's VALIDATION error when c asks
-// for structured output with a schema that is not a valid JSON Schema. A
+// Check returns one VALIDATION error listing every problem of c: a
+// structured output schema that is not a valid JSON Schema (a
 // configuration without structured output, with it disabled, or without a
-// schema passes.
-func (c *Configuration) checkStructuredOutput() error {
-	so := c.StructuredOutput
-	if so == nil || !so.Enabled || len(so.Schema) == 0 || isNull(so.Schema) {
-		return nil
+// schema passes), and tools, provider, credential or fallbacks that do not
+// have their shape.
+func (c *Configuration) Check() error {
+	v := &validator{}
+	if so := c.StructuredOutput; so != nil && so.Enabled && len(so.Schema) > 0 && !isNull(so.Schema) {
+		if _, err := CompileSchema(StructuredOutputSchemaPath, so.Schema); err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				return err
+			}
+			v.details = append(v.details, e.Details...)
+		}
 	}
-	_, err := CompileSchema(StructuredOutputSchemaPath, so.Schema)
-	return err
+	c.checkTools(v)
+	return v.err()
 }

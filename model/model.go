@@ -20,17 +20,30 @@ import (
 // the content of a text file, clears FileRefs, and leaves in Files the parts
 // that are not text: images and other files, in order. Providers send Files
 // in the form their back end understands.
+//
+// An assistant message may carry the tool calls the model made
+// (ToolCalls), and a message of RoleTool answers the call ToolCallID with
+// its Content: that is how a client runs a tool loop.
 type Message struct {
-	Role     string    `json:"role"`
-	Content  string    `json:"content"`
-	FileRefs []FileRef `json:"fileRefs,omitempty"`
-	Files    []File    `json:"-"`
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	FileRefs   []FileRef  `json:"fileRefs,omitempty"`
+	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
+	ToolCallID string     `json:"toolCallId,omitempty"`
+	Files      []File     `json:"-"`
 }
 
 // Request is what a Provider answers, and what a run stores to execute it
-// later (its JSON form). Model names the model the Registry resolved the
-// provider for; nil settings are left to the back end's defaults.
-// StructuredOutput is honoured only when it is enabled and carries a schema.
+// later (its JSON form). Model names the model; nil settings are left to
+// the back end's defaults. StructuredOutput is honoured only when it is
+// enabled and carries a schema. Tools are the functions the model may call
+// and ToolChoice whether it may, must or must not (nil: the back end's
+// default, auto).
+//
+// Target says who serves the model: a workspace credential
+// (Target.CredentialID), or, when it names none, the provider the Registry
+// resolves for Model. Fallbacks are tried in order when the target fails
+// with a retryable error.
 type Request struct {
 	Messages         []Message                `json:"messages"`
 	Model            string                   `json:"model"`
@@ -38,6 +51,20 @@ type Request struct {
 	MaxTokens        *int                     `json:"maxTokens,omitempty"`
 	TopP             *float64                 `json:"topP,omitempty"`
 	StructuredOutput *canvas.StructuredOutput `json:"structuredOutput,omitempty"`
+	Tools            []canvas.Function        `json:"tools,omitempty"`
+	ToolChoice       *canvas.ToolChoice       `json:"toolChoice,omitempty"`
+	Provider         string                   `json:"provider,omitempty"`
+	CredentialID     string                   `json:"credentialId,omitempty"`
+	Fallbacks        []Target                 `json:"fallbacks,omitempty"`
+}
+
+// Target is a model and who serves it: a workspace credential and its
+// provider, or (CredentialID empty) the provider the Registry resolves for
+// Model.
+type Target struct {
+	Model        string `json:"model"`
+	Provider     string `json:"provider,omitempty"`
+	CredentialID string `json:"credentialId,omitempty"`
 }
 
 // Structured reports whether r asks for output matching a JSON Schema.
@@ -46,9 +73,11 @@ func (r *Request) Structured() bool {
 	return so != nil && so.Enabled && len(so.Schema) > 0
 }
 
-// Chunk is one piece of streamed model output.
+// Chunk is one piece of streamed model output: text, or a piece of a tool
+// call.
 type Chunk struct {
-	Text string `json:"text"`
+	Text     string         `json:"text"`
+	ToolCall *ToolCallDelta `json:"toolCall,omitempty"`
 }
 
 // Usage counts the tokens a completion consumed.
@@ -57,14 +86,20 @@ type Usage struct {
 	OutputTokens int `json:"outputTokens"`
 }
 
-// Result is a finished completion: the whole text, the token usage, the model
-// that answered (as the back end names it) and why it stopped ("stop",
-// "length", ...).
+// Result is a finished completion: the whole text, the tool calls, the
+// token usage, the model that answered (as the back end names it) and why
+// it stopped ("stop", "length", "tool_calls", ...).
+//
+// The Caller sets Target to what answered (the request's, or the fallback
+// that did) and Cost to what the call cost, nil when no price is known.
 type Result struct {
-	Text         string `json:"text"`
-	Usage        Usage  `json:"usage"`
-	Model        string `json:"model"`
-	FinishReason string `json:"finishReason"`
+	Text         string     `json:"text"`
+	ToolCalls    []ToolCall `json:"toolCalls,omitempty"`
+	Usage        Usage      `json:"usage"`
+	Model        string     `json:"model"`
+	FinishReason string     `json:"finishReason"`
+	Target       Target     `json:"target"`
+	Cost         *Cost      `json:"cost,omitempty"`
 }
 
 // Provider is a model back end.

@@ -1,0 +1,87 @@
+package model
+
+import (
+	"context"
+	"time"
+)
+
+// Credential is a workspace's key to one model vendor, opened: what a
+// provider needs to call the vendor on the workspace's behalf. APIKey is
+// the secret itself; it is held in memory only while a provider uses it,
+// and never written to a log, an error or an answer.
+type Credential struct {
+	ID          string
+	WorkspaceID string
+	Name        string
+	// Provider is one of the canvas.Provider* names.
+	Provider string
+	APIKey   string
+	// BaseURL replaces the vendor's default API root (a local model, a
+	// proxy, a test's fake vendor); empty keeps the default.
+	BaseURL  string
+	Settings Settings
+}
+
+// Settings are what a credential holds beside its key that is not secret.
+// Each provider reads the fields that concern it and ignores the others.
+type Settings struct {
+	// APIVersion and Deployment are Azure OpenAI's api-version and
+	// deployment name (empty: the model's name).
+	APIVersion string `json:"apiVersion,omitempty"`
+	Deployment string `json:"deployment,omitempty"`
+	// Backend is Gemini's "gemini-api" (default) or "vertex"; Project and
+	// Location name the Vertex project and region.
+	Backend  string `json:"backend,omitempty"`
+	Project  string `json:"project,omitempty"`
+	Location string `json:"location,omitempty"`
+	// Region is the AWS region of Bedrock.
+	Region string `json:"region,omitempty"`
+	// Headers are sent with every request to the vendor.
+	Headers map[string]string `json:"headers,omitempty"`
+	// TimeoutSeconds bounds one call (0: DefaultCallTimeout);
+	// MaxConcurrency bounds the calls in flight on this credential across
+	// the process (0: DefaultMaxConcurrency).
+	TimeoutSeconds int `json:"timeoutSeconds,omitempty"`
+	MaxConcurrency int `json:"maxConcurrency,omitempty"`
+}
+
+// Defaults of a credential's settings.
+const (
+	DefaultCallTimeout    = 5 * time.Minute
+	DefaultMaxConcurrency = 16
+)
+
+// Timeout returns the bound of one call on the credential.
+func (s Settings) Timeout() time.Duration {
+	if s.TimeoutSeconds > 0 {
+		return time.Duration(s.TimeoutSeconds) * time.Second
+	}
+	return DefaultCallTimeout
+}
+
+// Concurrency returns the bound of the calls in flight on the credential.
+func (s Settings) Concurrency() int {
+	if s.MaxConcurrency > 0 {
+		return s.MaxConcurrency
+	}
+	return DefaultMaxConcurrency
+}
+
+// Factory builds the Provider that calls a vendor with an opened
+// credential. Each provider package offers one (for example
+// anthropic.Factory); an embedder registers those it links (Kinds), so
+// that it links only the vendor SDKs it uses. A provider built by a
+// Factory makes one attempt per call: the Caller retries, bounds the time
+// and the concurrency.
+type Factory func(Credential) (Provider, error)
+
+// Kinds maps provider names (canvas.Provider*) to their factories.
+type Kinds map[string]Factory
+
+// Credentials opens the credential a request names, for the Caller.
+type Credentials interface {
+	// Open returns the opened credential id of workspaceID; NOT_FOUND when
+	// the workspace has no such credential. Its UpdatedAt tells a provider
+	// built from an older state of the credential apart.
+	Open(ctx context.Context, workspaceID, id string) (*Credential, time.Time, error)
+}
