@@ -78,10 +78,30 @@ type Factory func(Credential) (Provider, error)
 // Kinds maps provider names (canvas.Provider*) to their factories.
 type Kinds map[string]Factory
 
-// Credentials opens the credential a request names, for the Caller.
+// CredentialInfo is what resolving a run's credential needs to know of a
+// credential: never its key.
+type CredentialInfo struct {
+	ID       string
+	Name     string
+	Provider string
+	// ProjectIDs limits the credential to these projects; nil means every
+	// project of the workspace.
+	ProjectIDs []string
+	CreatedAt  time.Time
+}
+
+// Credentials are a workspace's credentials, as the Caller uses them. The
+// credential package implements it over the store; the Caller reads no
+// Principal, so neither does it.
 type Credentials interface {
-	// Open returns the opened credential id of workspaceID; NOT_FOUND when
-	// the workspace has no such credential. Its UpdatedAt tells a provider
-	// built from an older state of the credential apart.
+	// List returns every live credential of workspaceID, oldest first.
+	List(ctx context.Context, workspaceID string) ([]CredentialInfo, error)
+	// Open returns the opened credential id of workspaceID, with its key
+	// unsealed, and when it last changed (a provider built from an older
+	// state of the credential is rebuilt); NOT_FOUND when the workspace
+	// has no such live credential.
 	Open(ctx context.Context, workspaceID, id string) (*Credential, time.Time, error)
+	// Used records that the credential served a call, for its lastUsedAt;
+	// it may coalesce writes, and its failure is not the call's.
+	Used(ctx context.Context, workspaceID, id string)
 }
