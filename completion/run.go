@@ -55,7 +55,15 @@ type Run struct {
 	// Error says why a failed run failed.
 	Error     *RunError   `json:"error,omitempty"`
 	Usage     model.Usage `json:"usage"`
+	// Cost is what the run cost, nil when no price of its model is known
+	// (or it has not run yet).
+	Cost      *model.Cost `json:"cost"`
 	LatencyMs int64       `json:"latencyMs"`
+	// CredentialID and Provider say who answered: a workspace credential
+	// and its provider, or "" for the server's own back ends (the offline
+	// echo model, the server-wide back end).
+	CredentialID string `json:"credentialId,omitempty"`
+	Provider     string `json:"provider,omitempty"`
 	// WebhookURL receives the notification when the run finishes, with
 	// ForwardHeaders; both are kept with the run so that a restart still
 	// delivers them.
@@ -99,6 +107,7 @@ type Response struct {
 	Created   int64       `json:"created"`
 	Choices   []Choice    `json:"choices"`
 	Usage     model.Usage `json:"usage"`
+	Cost      *model.Cost `json:"cost"`
 	VersionID string      `json:"versionId,omitempty"`
 	Model     string      `json:"model,omitempty"`
 }
@@ -112,8 +121,9 @@ type Choice struct {
 
 // ChoiceMessage is the assistant message of a choice.
 type ChoiceMessage struct {
-	Role    string  `json:"role"`
-	Content Content `json:"content"`
+	Role      string           `json:"role"`
+	Content   Content          `json:"content"`
+	ToolCalls []model.ToolCall `json:"toolCalls,omitempty"`
 }
 
 // Content is the text of a message in a completion response or chunk.
@@ -134,8 +144,8 @@ const (
 func newResponse(id string, created time.Time, versionID string, res *model.Result) *Response {
 	return &Response{
 		ID: id, Object: ResponseObject, Created: created.Unix(),
-		Choices: []Choice{{Message: ChoiceMessage{Role: canvas.RoleAssistant, Content: Content{Text: res.Text}},
-			FinishReason: res.FinishReason}},
-		Usage: res.Usage, VersionID: versionID, Model: res.Model,
+		Choices: []Choice{{Message: ChoiceMessage{Role: canvas.RoleAssistant, Content: Content{Text: res.Text},
+			ToolCalls: res.ToolCalls}, FinishReason: res.FinishReason}},
+		Usage: res.Usage, Cost: res.Cost, VersionID: versionID, Model: res.Model,
 	}
 }

@@ -90,6 +90,9 @@ type Settings struct {
 	MaxTokens        *int                     `json:"maxTokens"`
 	TopP             *float64                 `json:"topP"`
 	StructuredOutput *canvas.StructuredOutput `json:"structuredOutput"`
+	// CredentialID runs on that credential of the workspace (see
+	// model.Caller.Target).
+	CredentialID *string `json:"credentialId"`
 }
 
 // RunParams describe one completion of a canvas.

@@ -2,6 +2,7 @@ package completion
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -67,7 +68,7 @@ func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 	if ver.IsWorkflow {
 		return s.runWorkflow(ctx, params, ver)
 	}
-	run, err := s.prepare(p, params, ver, envName)
+	run, err := s.prepare(ctx, p, params, ver, envName)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +92,7 @@ func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 		params.Started(run)
 	}
 	start := time.Now()
-	res, err := s.models.Send(ctx, req, params.Stream)
+	res, err := s.models.Send(ctx, run.WorkspaceID, req, params.Stream)
 	s.finish(run, res, err, time.Since(start))
 	notify, nerr := s.notification(ctx, run, true)
 	if nerr != nil {
@@ -124,14 +125,14 @@ func (s *Service) target(ctx context.Context, p *canvas.Principal, params *RunPa
 	return s.resolve(ctx, p, *params, app)
 }
 
-// prepare resolves the provider of ver, renders its messages, and returns
-// the run to record, not yet stored.
-func (s *Service) prepare(p *canvas.Principal, params RunParams, ver *canvas.Version, envName string) (*Run, error) {
+// prepare renders the messages of ver, resolves who serves its model and
+// its fallbacks, and returns the run to record, not yet stored.
+func (s *Service) prepare(ctx context.Context, p *canvas.Principal, params RunParams, ver *canvas.Version, envName string) (*Run, error) {
 	rendered, err := model.RenderMax(ver.Messages, ver.Variables, params.Variables, s.models.MaxPromptBytes())
 	if err != nil {
 		return nil, err
 	}
-	rr, err := s.settings(ver.Configuration, params.Settings)
+	rr, err := s.settings(ctx, p, params.CanvasID, ver.Configuration, params.Settings)
 	if err != nil {
 		return nil, err
 	}
@@ -231,16 +232,25 @@ func (s *Service) application(ctx context.Context, p *canvas.Principal, params *
 	return app, nil
 }
 
-// settings merges the override over the version's configuration and checks
-// that a provider serves the model and that a structured output schema
-// given in the override compiles.
-func (s *Service) settings(cfg canvas.Configuration, o *Settings) (*model.Request, error) {
+// settings merges the override over the version's configuration, checks
+// that a structured output schema given in the override compiles, and
+// resolves who serves the model and each fallback (model.Caller.Target)
+// within what the canvas may use.
+func (s *Service) settings(ctx context.Context, p *canvas.Principal, canvasID string, cfg canvas.Configuration, o *Settings) (*model.Request, error) {
 	rr := &model.Request{Model: cfg.Model, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens,
-		TopP: cfg.TopP, StructuredOutput: cfg.StructuredOutput}
-	modelPath := "/json/configuration/model"
+		TopP: cfg.TopP, StructuredOutput: cfg.StructuredOutput, Tools: cfg.Functions, ToolChoice: cfg.ToolChoice}
+	want := model.Want{Model: cfg.Model, Provider: cfg.Provider, CredentialID: cfg.CredentialID,
+		Path: "/json/configuration/model", CredentialPath: "/json/configuration/credentialId"}
 	if o != nil {
 		if o.Model != nil {
-			rr.Model, modelPath = *o.Model, "/json/settings/model"
+			want.Model, want.Path = *o.Model, "/json/settings/model"
+			if *o.Model != cfg.Model {
+				// Another model is another vendor's, unless named so.
+				want.Provider = ""
+			}
+		}
+		if o.CredentialID != nil {
+			want.CredentialID, want.CredentialPath = *o.CredentialID, "/json/settings/credentialId"
 		}
 		if o.Temperature != nil {
 			rr.Temperature = o.Temperature
@@ -260,14 +270,47 @@ func (s *Service) settings(cfg canvas.Configuration, o *Settings) (*model.Reques
 			rr.StructuredOutput = so
 		}
 	}
-	if rr.Model == "" {
-		rr.Model = model.EchoModel
+	if want.Model == "" {
+		want.Model = model.EchoModel
 	}
-	if _, err := s.models.Providers().Resolve(rr.Model); err != nil {
-		return nil, canvas.Invalid(canvas.ErrorMessage(err),
-			canvas.Detail{Path: modelPath, Message: "no model provider serves this model"})
+	scope, err := s.scope(ctx, p, canvasID, want, cfg.Fallbacks)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.models.Target(ctx, scope, want)
+	if err != nil {
+		return nil, err
+	}
+	rr.Model, rr.Provider, rr.CredentialID = t.Model, t.Provider, t.CredentialID
+	for i, f := range cfg.Fallbacks {
+		path := fmt.Sprintf("/json/configuration/fallbacks/%d", i)
+		ft, err := s.models.Target(ctx, scope, model.Want{Model: f.Model, CredentialID: f.CredentialID,
+			Path: path + "/model", CredentialPath: path + "/credentialId"})
+		if err != nil {
+			return nil, err
+		}
+		rr.Fallbacks = append(rr.Fallbacks, ft)
 	}
 	return rr, nil
+}
+
+// scope returns what a run of the canvas may use. Only a run that may need
+// a credential reads the canvas for its project and allowedCredentials: a
+// run of the offline echo model without fallbacks needs none.
+func (s *Service) scope(ctx context.Context, p *canvas.Principal, canvasID string, want model.Want, fallbacks []canvas.Fallback) (model.Scope, error) {
+	scope := model.Scope{WorkspaceID: p.WorkspaceID}
+	if want.Model == model.EchoModel && want.CredentialID == "" && len(fallbacks) == 0 {
+		return scope, nil
+	}
+	c, err := s.canvas(ctx, p, canvasID)
+	if err != nil {
+		return scope, err
+	}
+	if c.ProjectID != nil {
+		scope.ProjectID = *c.ProjectID
+	}
+	scope.Allowed = c.AllowedCredentials
+	return scope, nil
 }
 
 // execute calls the model for run (model.Caller.Call): its files are
@@ -283,7 +326,8 @@ func (s *Service) finish(run *Run, res *model.Result, err error, latency time.Du
 	run.LatencyMs = latency.Milliseconds()
 	run.UpdatedAt, run.CompletedAt = now, &now
 	if res != nil {
-		run.Usage = res.Usage
+		run.Usage, run.Cost = res.Usage, res.Cost
+		run.CredentialID, run.Provider = res.Target.CredentialID, res.Target.Provider
 	}
 	if err != nil {
 		run.Status, run.Error, run.Result = StatusFailed, runError(err), nil

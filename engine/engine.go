@@ -40,9 +40,16 @@ type Options struct {
 	// while Changes says nothing changed. Nil takes the Store when it
 	// implements canvas.ChangeVersioner; with none, nothing is cached.
 	Changes canvas.ChangeVersioner
-	// Providers maps model names to back ends; nil serves the offline echo
+	// Providers maps model names to the server's own back ends (the
+	// offline echo model, a server-wide back end); nil serves the echo
 	// model alone.
 	Providers *model.Registry
+	// ProviderKinds build the providers of workspace credentials, by
+	// provider name (canvas.Provider*): an embedder registers the vendor
+	// packages it links, for example model.Kinds{canvas.ProviderAnthropic:
+	// anthropic.Factory}. A credential of a kind missing here serves
+	// nothing.
+	ProviderKinds model.Kinds
 	// Blobs holds the bytes of uploaded files.
 	Blobs vault.Blobs
 	// BaseURL prefixes upload URLs, for example "http://127.0.0.1:8080".
@@ -208,7 +215,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	e.Models = model.NewCaller(model.Options{Providers: opts.Providers, MaxPromptBytes: lim.MaxPromptBytes,
 		Files: model.FileOptions{Vault: model.VaultFiles(e.Files), AllowPrivateNetworks: lim.AllowPrivateNetworks,
 			MaxSize: lim.MaxFileSize},
-		Observe: tel.observeModel})
+		Observe: tel.observeModel, Kinds: opts.ProviderKinds})
 	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: db, Notify: notify, Now: opts.Now})
 	// A publication is queued for delivery only when a subscription can
 	// receive it, which the store decides inside the publish's
@@ -224,7 +231,18 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("engine: metrics: %w", err)
 	}
 
-	actions := workflow.Builtins(workflow.BuiltinOptions{Models: e.Models})
+	actions := workflow.Builtins(workflow.BuiltinOptions{Models: e.Models,
+		Scope: func(ctx context.Context, workspaceID, canvasID string) (model.Scope, error) {
+			c, err := db.GetCanvas(ctx, canvas.GetCanvasParams{WorkspaceID: workspaceID, ID: canvasID})
+			if err != nil {
+				return model.Scope{}, err
+			}
+			scope := model.Scope{WorkspaceID: workspaceID, Allowed: c.AllowedCredentials}
+			if c.ProjectID != nil {
+				scope.ProjectID = *c.ProjectID
+			}
+			return scope, nil
+		}})
 	for id, a := range opts.Actions {
 		actions.Register(id, a)
 	}

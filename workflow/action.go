@@ -56,7 +56,9 @@ type Resumer interface {
 type StepInput struct {
 	RunID       string
 	WorkspaceID string
-	Node        *CNode
+	// CanvasID is the canvas of the run's workflow version.
+	CanvasID string
+	Node     *CNode
 	// Variables are the run's input values by name.
 	Variables map[string]any
 	// Steps are the run's steps that have ended (completed or skipped), by

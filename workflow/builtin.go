@@ -13,8 +13,14 @@ import (
 // ModelCaller calls a model for the llm action; model.Caller implements
 // it, the same Caller that completions call through.
 type ModelCaller interface {
+	Target(ctx context.Context, scope model.Scope, want model.Want) (model.Target, error)
 	Call(ctx context.Context, workspaceID string, req model.Request, emit func(model.Chunk) error) (*model.Result, error)
 }
+
+// Scoper returns what the runs of a canvas may use to call models: its
+// project and its allowedCredentials (model.Scope). It reads no Principal:
+// a step runs in the name of the run.
+type Scoper func(ctx context.Context, workspaceID, canvasID string) (model.Scope, error)
 
 var _ ModelCaller = (*model.Caller)(nil)
 
@@ -23,6 +29,9 @@ type BuiltinOptions struct {
 	// Models answers llm steps; when nil, an llm step fails with a
 	// PROVIDER_ERROR when it executes (specs using llm still compile).
 	Models ModelCaller
+	// Scope gives the credentials an llm step may use; nil lets it use
+	// every credential of the workspace.
+	Scope Scoper
 }
 
 // Builtins returns a Registry holding the built-in actions: input, llm,
@@ -31,7 +40,7 @@ type BuiltinOptions struct {
 func Builtins(opts BuiltinOptions) *Registry {
 	r := NewRegistry()
 	r.Register(ActionInput, inputAction{})
-	r.Register(ActionLLM, llmAction{models: opts.Models})
+	r.Register(ActionLLM, llmAction{models: opts.Models, scope: opts.Scope})
 	r.Register(ActionTemplate, templateAction{})
 	r.Register(ActionCondition, conditionAction{})
 	r.Register(ActionReview, reviewAction{})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/model"
@@ -13,6 +14,7 @@ import (
 // llmAction calls a model with messages rendered over the step's Scope.
 type llmAction struct {
 	models ModelCaller
+	scope  Scoper
 }
 
 // llmConfig is an llm node's config: its messages and a model
@@ -24,6 +26,10 @@ type llmConfig struct {
 	MaxTokens        *int                     `json:"maxTokens"`
 	TopP             *float64                 `json:"topP"`
 	StructuredOutput *canvas.StructuredOutput `json:"structuredOutput"`
+	Provider         string                   `json:"provider"`
+	CredentialID     string                   `json:"credentialId"`
+	Functions        []canvas.Function        `json:"functions"`
+	ToolChoice       *canvas.ToolChoice       `json:"toolChoice"`
 }
 
 type llmMessage struct {
@@ -32,7 +38,9 @@ type llmMessage struct {
 }
 
 // ConfigSchema: {"model"?, "messages": [{"role", "content"}] (at least
-// one), "temperature"?, "maxTokens"?, "topP"?, "structuredOutput"?}.
+// one), "temperature"?, "maxTokens"?, "topP"?, "structuredOutput"?,
+// "provider"?, "credentialId"?, "functions"?, "toolChoice"?}: the keys of
+// a version's configuration, checked as a version's are.
 func (llmAction) ConfigSchema() json.RawMessage {
 	return rawSchema(`{
 	"type": "object",
@@ -52,6 +60,10 @@ func (llmAction) ConfigSchema() json.RawMessage {
 			}
 		},
 		"temperature": {"type": "number"},
+		"provider": {"type": "string"},
+		"credentialId": {"type": "string"},
+		"functions": {"type": "array", "items": {"type": "object", "required": ["name"]}},
+		"toolChoice": {"anyOf": [{"type": "string"}, {"type": "object", "required": ["name"]}]},
 		"maxTokens": {"type": "integer", "minimum": 1},
 		"topP": {"type": "number"},
 		"structuredOutput": {
@@ -89,10 +101,11 @@ func (a llmAction) Compile(n Node) (Executor, []canvas.Detail) {
 		msgs[i] = canvas.Message{Role: m.Role, Content: m.Content, Index: i}
 		texts[i] = m.Content
 	}
-	if so := cfg.StructuredOutput; so != nil && so.Enabled && len(so.Schema) > 0 {
-		if _, err := model.CompileSchemaAt("/config/structuredOutput/schema", so.Schema); err != nil {
-			details = append(details, canvas.ErrorDetails(err)...)
-		}
+	tools := canvas.Configuration{StructuredOutput: cfg.StructuredOutput, Provider: cfg.Provider,
+		CredentialID: cfg.CredentialID, Functions: cfg.Functions, ToolChoice: cfg.ToolChoice}
+	for _, d := range canvas.ErrorDetails(tools.Check()) {
+		d.Path = "/config" + strings.TrimPrefix(d.Path, "/json/configuration")
+		details = append(details, d)
 	}
 	if details != nil {
 		return nil, details
@@ -101,11 +114,12 @@ func (a llmAction) Compile(n Node) (Executor, []canvas.Detail) {
 	if name == "" {
 		name = model.EchoModel
 	}
-	return &llmExecutor{models: a.models, cfg: cfg, model: name, messages: msgs, tmpl: newTemplate(texts...)}, nil
+	return &llmExecutor{models: a.models, scope: a.scope, cfg: cfg, model: name, messages: msgs, tmpl: newTemplate(texts...)}, nil
 }
 
 type llmExecutor struct {
 	models   ModelCaller
+	scope    Scoper
 	cfg      llmConfig
 	model    string
 	messages []canvas.Message
@@ -125,8 +139,20 @@ func (e *llmExecutor) Execute(ctx context.Context, in *StepInput) (*Outcome, err
 	if err != nil {
 		return nil, err
 	}
-	req := model.Request{Messages: msgs, Model: e.model, Temperature: e.cfg.Temperature,
-		MaxTokens: e.cfg.MaxTokens, TopP: e.cfg.TopP, StructuredOutput: e.cfg.StructuredOutput}
+	scope := model.Scope{WorkspaceID: in.WorkspaceID}
+	if e.scope != nil && in.CanvasID != "" {
+		if scope, err = e.scope(ctx, in.WorkspaceID, in.CanvasID); err != nil {
+			return nil, err
+		}
+	}
+	t, err := e.models.Target(ctx, scope, model.Want{Model: e.model, Provider: e.cfg.Provider,
+		CredentialID: e.cfg.CredentialID, Path: "/config/model", CredentialPath: "/config/credentialId"})
+	if err != nil {
+		return nil, err
+	}
+	req := model.Request{Messages: msgs, Model: t.Model, Provider: t.Provider, CredentialID: t.CredentialID,
+		Temperature: e.cfg.Temperature, MaxTokens: e.cfg.MaxTokens, TopP: e.cfg.TopP,
+		StructuredOutput: e.cfg.StructuredOutput, Tools: e.cfg.Functions, ToolChoice: e.cfg.ToolChoice}
 	res, err := e.models.Call(ctx, in.WorkspaceID, req, nil)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -141,7 +167,15 @@ func (e *llmExecutor) Execute(ctx context.Context, in *StepInput) (*Outcome, err
 	out := &Outcome{
 		Output:   res.Text,
 		Input:    map[string]any{"messages": msgs, "model": e.model},
-		Metadata: map[string]any{"usage": res.Usage, "model": answered},
+		Metadata: map[string]any{"usage": res.Usage, "model": answered, "cost": res.Cost},
+	}
+	if res.Target.CredentialID != "" {
+		out.Metadata["credentialId"], out.Metadata["provider"] = res.Target.CredentialID, res.Target.Provider
+	}
+	if len(res.ToolCalls) > 0 {
+		// The next step reads the calls: {"content", "toolCalls"}.
+		out.Output = map[string]any{"content": res.Text, "toolCalls": res.ToolCalls}
+		return out, nil
 	}
 	if so := e.cfg.StructuredOutput; so != nil && so.Enabled {
 		text := bytes.TrimSpace([]byte(res.Text))

@@ -39,6 +39,14 @@ func (m *recordingModels) Call(_ context.Context, workspaceID string, req model.
 	return &res, nil
 }
 
+func (m *recordingModels) Target(_ context.Context, _ model.Scope, want model.Want) (model.Target, error) {
+	return model.Target{Model: want.Model, Provider: want.Provider, CredentialID: want.CredentialID}, nil
+}
+
+func (blockingModels) Target(_ context.Context, _ model.Scope, want model.Want) (model.Target, error) {
+	return model.Target{Model: want.Model}, nil
+}
+
 // blockingModels answers only when its context ends, with the context's
 // error wrapped as model.Caller does.
 type blockingModels struct{ started chan struct{} }
@@ -82,14 +90,15 @@ func TestLLM(t *testing.T) {
 		assert.Equal(t, map[string]any{"messages": want, "model": "gpt-x"}, out.Input)
 		meta, err := json.Marshal(out.Metadata)
 		require.NoError(t, err)
-		assert.JSONEq(t, `{"usage": {"inputTokens": 12, "outputTokens": 3}, "model": "gpt-x-2026"}`, string(meta))
+		assert.JSONEq(t, `{"usage": {"inputTokens": 12, "outputTokens": 3}, "model": "gpt-x-2026", "cost": null}`, string(meta))
 	})
 	t.Run("Echo", func(t *testing.T) {
 		n := mustBuiltinNode(t, llmRegistry(echoModels()), "draft", "llm", `{"messages": [{"role": "user", "content": "Write on {{topic}}"}]}`)
 		out := mustExecute(t, n, &workflow.StepInput{Variables: map[string]any{"topic": "owls"}})
 		assert.Equal(t, "Write on owls", out.Output)
 		meta, _ := json.Marshal(out.Metadata)
-		assert.JSONEq(t, `{"usage": {"inputTokens": 3, "outputTokens": 3}, "model": "echo"}`, string(meta))
+		assert.JSONEq(t, `{"usage": {"inputTokens": 3, "outputTokens": 3}, "model": "echo",
+			"cost": {"input": 0, "output": 0, "total": 0, "currency": "USD"}}`, string(meta))
 		assert.Equal(t, "echo", out.Input.(map[string]any)["model"], "no model means the echo model")
 	})
 	t.Run("StructuredOutput", func(t *testing.T) {

@@ -207,6 +207,10 @@ type fakeModels struct {
 	cancelled chan struct{}
 }
 
+func (m *fakeModels) Target(_ context.Context, _ model.Scope, want model.Want) (model.Target, error) {
+	return model.Target{Model: want.Model, Provider: want.Provider, CredentialID: want.CredentialID}, nil
+}
+
 func (m *fakeModels) Call(ctx context.Context, workspaceID string, req model.Request, _ func(model.Chunk) error) (*model.Result, error) {
 	m.mu.Lock()
 	m.calls++

@@ -9,6 +9,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/idempotency"
+	"github.com/promptcanvas/promptcanvas/model"
 )
 
 // Compile-time check that Store implements the completion package's Store.
@@ -22,28 +23,51 @@ var _ completion.Store = (*Store)(nil)
 // runCols are the columns scanRun reads, in order, from runs.
 const runCols = `id, workspace_id, kind, canvas_id, version_id, environment_name, application_id, model,
 	status, async, request, result, error, input_tokens, output_tokens, latency_ms, webhook_url,
-	forward_headers, created_by, created_at, updated_at, completed_at`
+	forward_headers, created_by, created_at, updated_at, completed_at, credential_id, provider, cost_input,
+	cost_output, cost_total`
 
 // The statements of a run's life, which SQLite prepares at Open: its
 // insert, its read by workspace and id, its start, the check that it has
 // not ended yet, and its end.
 const (
-	QInsertRun   = `INSERT INTO runs (` + runCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	QInsertRun   = `INSERT INTO runs (` + runCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	QGetRun      = `SELECT ` + runCols + ` FROM runs WHERE workspace_id = ? AND id = ?`
 	QStartRun    = `UPDATE runs SET status = ?, updated_at = ? WHERE id = ?`
 	QRunTerminal = `SELECT status IN ('` + completion.StatusCompleted + `', '` + completion.StatusFailed +
 		`') FROM runs WHERE workspace_id = ? AND id = ?`
 	QFinishRun = `UPDATE runs SET status = ?, model = ?, result = ?, error = ?, input_tokens = ?,
-		output_tokens = ?, latency_ms = ?, updated_at = ?, completed_at = ? WHERE id = ?`
+		output_tokens = ?, latency_ms = ?, updated_at = ?, completed_at = ?, credential_id = ?, provider = ?,
+		cost_input = ?, cost_output = ?, cost_total = ? WHERE id = ?`
 )
 
 func scanRun(r Row) (*completion.Run, error) {
 	var run completion.Run
+	var cost [3]*float64
 	err := r.Scan(&run.ID, &run.WorkspaceID, &run.Kind, &run.CanvasID, &run.VersionID, &run.EnvironmentName,
 		&run.ApplicationID, &run.Model, &run.Status, &run.Async, jsonCol{&run.Request}, jsonCol{&run.Result},
 		jsonCol{&run.Error}, &run.Usage.InputTokens, &run.Usage.OutputTokens, &run.LatencyMs, &run.WebhookURL,
-		jsonCol{&run.ForwardHeaders}, &run.CreatedBy, &run.CreatedAt, &run.UpdatedAt, &run.CompletedAt)
+		jsonCol{&run.ForwardHeaders}, &run.CreatedBy, &run.CreatedAt, &run.UpdatedAt, &run.CompletedAt,
+		&run.CredentialID, &run.Provider, &cost[0], &cost[1], &cost[2])
+	if err == nil && cost[2] != nil {
+		run.Cost = &model.Cost{Input: deref(cost[0]), Output: deref(cost[1]), Total: *cost[2], Currency: model.Currency}
+	}
 	return &run, err
+}
+
+// costCols returns the cost columns of c: input, output and total, NULL
+// when no price was known.
+func costCols(c *model.Cost) (in, out, total any) {
+	if c == nil {
+		return nil, nil, nil
+	}
+	return c.Input, c.Output, c.Total
+}
+
+func deref(f *float64) float64 {
+	if f == nil {
+		return 0
+	}
+	return *f
 }
 
 // runSeq is the column of runs r that numbers them in the order of their
@@ -86,6 +110,7 @@ func (s *Store) CreateRun(ctx context.Context, p completion.CreateRunParams) err
 		return err
 	}
 	given := r.CompletedAt
+	costIn, costOut, costTotal := costCols(r.Cost)
 	rec := idempotency.FromContext(ctx)
 	return s.write(ctx, Runs, func(ctx context.Context, tx *Tx) error {
 		if r.ID == "" {
@@ -102,7 +127,7 @@ func (s *Store) CreateRun(ctx context.Context, p completion.CreateRunParams) err
 		if _, err := tx.Exec(ctx, QInsertRun, r.ID, r.WorkspaceID, r.Kind, r.CanvasID, r.VersionID,
 			r.EnvironmentName, r.ApplicationID, r.Model, r.Status, r.Async, string(req), result, runErr,
 			r.Usage.InputTokens, r.Usage.OutputTokens, r.LatencyMs, r.WebhookURL, headers, r.CreatedBy,
-			tx.Now, tx.Now, r.CompletedAt); err != nil {
+			tx.Now, tx.Now, r.CompletedAt, r.CredentialID, r.Provider, costIn, costOut, costTotal); err != nil {
 			return err
 		}
 		if job := p.Job; job != nil {
@@ -186,8 +211,10 @@ func (s *Store) FinishRun(ctx context.Context, p completion.FinishRunParams) err
 		if terminal {
 			return canvas.Errorf(canvas.ECONFLICT, "The run has already finished.")
 		}
+		costIn, costOut, costTotal := costCols(r.Cost)
 		if _, err := tx.Exec(ctx, QFinishRun, r.Status, r.Model, result, runErr, r.Usage.InputTokens,
-			r.Usage.OutputTokens, r.LatencyMs, tx.Now, tx.Now, r.ID); err != nil {
+			r.Usage.OutputTokens, r.LatencyMs, tx.Now, tx.Now, r.CredentialID, r.Provider, costIn, costOut,
+			costTotal, r.ID); err != nil {
 			return err
 		}
 		if err := s.insertDeliveries(ctx, tx, p.Notify); err != nil {
