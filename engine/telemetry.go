@@ -33,6 +33,7 @@ type telemetry struct {
 
 	modelDuration   *prometheus.HistogramVec
 	modelTokens     *prometheus.CounterVec
+	modelCost       *prometheus.CounterVec
 	jobs            *prometheus.CounterVec
 	jobDuration     *prometheus.HistogramVec
 	webhookAttempts *prometheus.CounterVec
@@ -56,6 +57,9 @@ func newTelemetry(reg *prometheus.Registry, tp trace.TracerProvider) (*telemetry
 		modelTokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "canvas_model_tokens_total", Help: "Tokens used by model calls, by model and direction (input, output).",
 		}, []string{"model", "direction"}),
+		modelCost: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "canvas_model_cost_usd_total", Help: "What model calls cost in USD, by model and provider, where the model's price is known.",
+		}, []string{"model", "provider"}),
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "canvas_jobs_total", Help: "Job attempts by kind and result (succeeded, retried, failed, interrupted, panicked).",
 		}, []string{"kind", "result"}),
@@ -81,7 +85,7 @@ func newTelemetry(reg *prometheus.Registry, tp trace.TracerProvider) (*telemetry
 		}, []string{"committer"}),
 		lanes: map[string]string{},
 	}
-	for _, c := range []prometheus.Collector{t.modelDuration, t.modelTokens, t.jobs, t.jobDuration,
+	for _, c := range []prometheus.Collector{t.modelDuration, t.modelTokens, t.modelCost, t.jobs, t.jobDuration,
 		t.webhookAttempts, t.publishes, t.commitDuration, t.commitWrites} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
@@ -95,7 +99,8 @@ func newTelemetry(reg *prometheus.Registry, tp trace.TracerProvider) (*telemetry
 func (t *telemetry) observeModel(ctx context.Context, req model.Request) (context.Context, func(*model.Result, error)) {
 	start := time.Now()
 	ctx, span := t.tracer.Start(ctx, "model.call", trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attribute.String("gen_ai.request.model", req.Model)))
+		trace.WithAttributes(attribute.String("gen_ai.request.model", req.Model),
+			attribute.String("gen_ai.system", req.Provider)))
 	return ctx, func(res *model.Result, err error) {
 		result := "ok"
 		if err != nil {
@@ -109,6 +114,9 @@ func (t *telemetry) observeModel(ctx context.Context, req model.Request) (contex
 			t.modelTokens.WithLabelValues(req.Model, "output").Add(float64(res.Usage.OutputTokens))
 			span.SetAttributes(attribute.Int("gen_ai.usage.input_tokens", res.Usage.InputTokens),
 				attribute.Int("gen_ai.usage.output_tokens", res.Usage.OutputTokens))
+			if res.Cost != nil {
+				t.modelCost.WithLabelValues(req.Model, req.Provider).Add(res.Cost.Total)
+			}
 		}
 		span.End()
 	}
