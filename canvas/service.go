@@ -2,6 +2,8 @@ package canvas
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -20,6 +22,8 @@ type Service struct {
 	store     Store
 	workflows WorkflowCompiler
 	promoter  Promoter
+	// credentials checks allowedCredentials; nil keeps any UUIDs.
+	credentials CredentialChecker
 }
 
 // Options wire a Service. Store is required.
@@ -34,11 +38,40 @@ type Options struct {
 	// publication like any other and notifies what publications notify;
 	// without it, a promotion is refused (VALIDATION).
 	Promoter Promoter
+	// Credentials checks that a canvas's allowedCredentials are
+	// credentials of its workspace; without it, any UUIDs are kept.
+	Credentials CredentialChecker
+}
+
+// CredentialChecker tells which ids are not credentials of a workspace.
+type CredentialChecker interface {
+	// Unknown returns the ids among ids that are not live credentials of
+	// workspaceID, in their order.
+	Unknown(ctx context.Context, workspaceID string, ids []string) ([]string, error)
 }
 
 // NewService returns a Service.
 func NewService(opts Options) *Service {
-	return &Service{store: opts.Store, workflows: opts.Workflows, promoter: opts.Promoter}
+	return &Service{store: opts.Store, workflows: opts.Workflows, promoter: opts.Promoter, credentials: opts.Credentials}
+}
+
+// checkCredentials returns VALIDATION naming each id of ids (a canvas's
+// allowedCredentials, at path) that is not a credential of the workspace.
+func (s *Service) checkCredentials(ctx context.Context, workspaceID, path string, ids []string) error {
+	if s.credentials == nil || len(ids) == 0 {
+		return nil
+	}
+	unknown, err := s.credentials.Unknown(ctx, workspaceID, ids)
+	if err != nil || len(unknown) == 0 {
+		return err
+	}
+	var v validator
+	for i, id := range ids {
+		if slices.Contains(unknown, id) {
+			v.add(fmt.Sprintf("%s/%d", path, i), "is not a credential of the workspace")
+		}
+	}
+	return v.err()
 }
 
 // CreateProjectParams are the fields of a new project. The JSON names are

@@ -60,6 +60,9 @@ func (s *Service) CreateCanvas(ctx context.Context, params CreateCanvasParams) (
 			return nil, err
 		}
 	}
+	if err := s.checkCredentials(ctx, p.WorkspaceID, "/json/allowedCredentials", params.AllowedCredentials); err != nil {
+		return nil, err
+	}
 
 	c := &Canvas{
 		Title:                params.Title,
@@ -200,6 +203,11 @@ func (s *Service) UpdateCanvas(ctx context.Context, id string, upd CanvasUpdate)
 		} else if to == nil && c.ProjectID != nil && (!p.HasUser() || c.CreatedBy != p.UserID) {
 			return nil, Invalid("Request failed validation.", Detail{Path: "/json/projectId",
 				Message: "only the user who created the canvas can make it a personal draft"})
+		}
+	}
+	if upd.AllowedCredentials != nil {
+		if err := s.checkCredentials(ctx, p.WorkspaceID, "/json/allowedCredentials", *upd.AllowedCredentials); err != nil {
+			return nil, err
 		}
 	}
 	return s.store.UpdateCanvas(ctx, UpdateCanvasParams{WorkspaceID: p.WorkspaceID, ID: id, Update: upd,

@@ -333,3 +333,41 @@ func TestService_DeleteCanvas(t *testing.T) {
 		assert.NoError(t, err)
 	})
 }
+
+// knownCredentials are the credential ids of every workspace, for the
+// check of allowedCredentials.
+type knownCredentials map[string]bool
+
+func (k knownCredentials) Unknown(_ context.Context, _ string, ids []string) ([]string, error) {
+	var out []string
+	for _, id := range ids {
+		if !k[id] {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+func TestService_AllowedCredentials(t *testing.T) {
+	f := newFixture(t)
+	known := uuid.NewString()
+	f.Service = canvas.NewService(canvas.Options{Store: f.Store, Credentials: knownCredentials{known: true}})
+	ctx := f.Key(canvas.RoleEditor)
+	stranger := uuid.NewString()
+
+	_, err := f.Service.CreateCanvas(ctx, canvas.CreateCanvasParams{Title: "c", ProjectID: &f.Project.ID,
+		AllowedCredentials: []string{known, stranger}})
+	assertInvalid(t, err, "/json/allowedCredentials/1")
+
+	c, err := f.Service.CreateCanvas(ctx, canvas.CreateCanvasParams{Title: "c", ProjectID: &f.Project.ID,
+		AllowedCredentials: []string{known}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{known}, c.AllowedCredentials)
+
+	list := []string{stranger}
+	_, err = f.Service.UpdateCanvas(ctx, c.ID, canvas.CanvasUpdate{AllowedCredentials: &list})
+	assertInvalid(t, err, "/json/allowedCredentials/0")
+	got, err := f.Service.GetCanvas(ctx, c.ID)
+	require.NoError(t, err)
+	assert.Equal(t, []string{known}, got.AllowedCredentials, "a refused update changes nothing")
+}
