@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"cloud.google.com/go/auth"
@@ -29,6 +30,13 @@ const DefaultGeminiURL = "https://generativelanguage.googleapis.com/"
 // cloudPlatformScope is the OAuth scope a service account's token is
 // asked for.
 const cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform"
+
+// The shapes of a Google Cloud project id (possibly domain-scoped,
+// "example.com:project") and of a location ("us-central1", "global").
+var (
+	projectID  = regexp.MustCompile(`^[a-z0-9][a-z0-9.:-]{0,99}$`)
+	locationID = regexp.MustCompile(`^[a-z][a-z0-9-]{0,62}$`)
+)
 
 // Options configure a Gemini provider.
 type Options struct {
@@ -54,17 +62,19 @@ var _ model.Provider = (*Provider)(nil)
 
 // New returns the provider of opts.Credential. It is a VALIDATION error
 // when the key is missing, the backend is unknown, a Vertex credential
-// lacks its project or location, a JSON key is not a service-account key,
-// or the base URL is not an http(s) URL.
+// lacks its project or location (or they are not shaped as Google Cloud
+// names them), a JSON key is not a service-account key, or the base URL
+// is not an http(s) URL.
 //
 // On the Gemini API the key is an API key, sent as x-goog-api-key. On
-// Vertex it is either a Vertex API key, sent the same way, or the JSON key
-// of a service account (a value starting with "{" whose type is
-// "service_account"): its access tokens, asked of the key's token_uri, are
-// sent as Authorization: Bearer. No other form is accepted, and nothing is
-// read from environment variables or the machine's default credentials:
-// every setting the client library could take from GOOGLE_* variables is
-// given explicitly, so that an explicit value always wins.
+// Vertex it is either a Vertex API key, sent the same way to the project's
+// regional endpoint, or the JSON key of a service account (a value
+// starting with "{" whose type is "service_account"), whose access tokens,
+// asked of the key's token_uri, are sent as Authorization: Bearer. No
+// other form is accepted. The client library looks at GOOGLE_* variables,
+// but New gives it the backend, key, project, location and API root
+// explicitly, so that none of them, nor the machine's default
+// credentials, changes what the provider does.
 func New(opts Options) (*Provider, error) {
 	c := opts.Credential
 	name := c.Provider
@@ -117,6 +127,13 @@ func New(opts Options) (*Provider, error) {
 		}
 		if len(missing) > 0 {
 			return nil, canvas.Errorf(canvas.EINVALID, "Gemini credential %q on Vertex needs %s.", c.Name, strings.Join(missing, " and "))
+		}
+		// Both go into the address (the location into the host name).
+		if !projectID.MatchString(c.Settings.Project) {
+			return nil, canvas.Errorf(canvas.EINVALID, "Gemini credential %q: settings.project %q is not a Google Cloud project id.", c.Name, c.Settings.Project)
+		}
+		if !locationID.MatchString(c.Settings.Location) {
+			return nil, canvas.Errorf(canvas.EINVALID, "Gemini credential %q: settings.location %q is not a Google Cloud location.", c.Name, c.Settings.Location)
 		}
 		cc.Backend = genai.BackendVertexAI
 		cc.Project = c.Settings.Project
