@@ -158,19 +158,22 @@ func functionTools(fns []canvas.Function) ([]oai.ChatCompletionToolUnionParam, e
 	return tools, nil
 }
 
-// parameters decodes the parameters schema of f; an empty or null one is
-// the schema of an empty object. Numbers are kept as written.
+// parameters returns the parameters schema of f, each member kept as
+// written (numbers included); an empty or null one is the schema of an
+// empty object.
 func parameters(f canvas.Function) (shared.FunctionParameters, error) {
 	raw := bytes.TrimSpace(f.Parameters)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return shared.FunctionParameters{"type": "object", "properties": map[string]any{}}, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var params shared.FunctionParameters
-	if err := dec.Decode(&params); err != nil || params == nil {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil || members == nil {
 		return nil, canvas.Invalid(fmt.Sprintf("The parameters of function %q are not a JSON Schema object.", f.Name),
 			canvas.Detail{Path: "/json/configuration/functions", Message: fmt.Sprintf("parameters of %q must be a JSON object", f.Name)})
+	}
+	params := make(shared.FunctionParameters, len(members))
+	for k, v := range members {
+		params[k] = v
 	}
 	return params, nil
 }
