@@ -178,7 +178,8 @@ func (fr *FileResolver) Check(ctx context.Context, workspaceID string, msgs []Me
 // Resolve returns a copy of msgs with every file reference resolved: its
 // span replaced by the file's marker (a text file, text/* or
 // application/json in UTF-8, followed on the next line by its content), its
-// FileRefs cleared, and the other files in its Files. Vault addresses are
+// FileRefs cleared, and the other files in its Files; the rest of each
+// message (tool calls, the call a tool message answers) is kept. Vault addresses are
 // opened in workspaceID: one that does not resolve there is NOT_FOUND.
 // Public URLs are fetched through the SSRF guard within the timeout and size
 // limit; a refused address, a failed fetch, a non-2xx answer or a file over
@@ -189,7 +190,8 @@ func (fr *FileResolver) Resolve(ctx context.Context, workspaceID string, msgs []
 	cache := make(map[string]*fetched)
 	for i := range msgs {
 		m := msgs[i]
-		out[i] = Message{Role: m.Role, Content: m.Content, Files: slices.Clip(m.Files)}
+		out[i] = m
+		out[i].FileRefs, out[i].Files = nil, slices.Clip(m.Files)
 		if len(m.FileRefs) == 0 {
 			continue
 		}

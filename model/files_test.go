@@ -67,6 +67,18 @@ func TestFileResolver_Resolve(t *testing.T) {
 		assert.Empty(t, out[0].Files)
 		assert.NotEmpty(t, msgs[0].FileRefs, "the input is left as it was")
 	})
+	t.Run("KeepsToolCalls", func(t *testing.T) {
+		notes := f.Upload(t, f.Ctx, "notes.txt", "text/plain", "hello vault")
+		call := model.ToolCall{ID: "call_1", Name: "lookup", Arguments: []byte(`{"q":"owls"}`)}
+		msgs := append(renderFile(t, "Read {{doc}}.", false, testfiles.Value(notes)),
+			model.Message{Role: canvas.RoleAssistant, ToolCalls: []model.ToolCall{call}},
+			model.Message{Role: model.RoleTool, ToolCallID: "call_1", Content: "found"})
+		out, err := fr.Resolve(context.Background(), f.WS, msgs)
+		require.NoError(t, err)
+		require.Len(t, out, 3)
+		assert.Equal(t, model.Message{Role: canvas.RoleAssistant, ToolCalls: []model.ToolCall{call}}, out[1])
+		assert.Equal(t, model.Message{Role: model.RoleTool, ToolCallID: "call_1", Content: "found"}, out[2])
+	})
 	t.Run("Mixed", func(t *testing.T) {
 		img := f.Upload(t, f.Ctx, "logo.png", "", pngBytes)
 		msgs := renderFile(t, "{{doc}}", true, []any{testfiles.Value(pub.URL + "/report"), testfiles.Value(img), testfiles.Value(pub.URL + "/data.json")})

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,7 +11,7 @@ import (
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/shared"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/model"
@@ -20,13 +19,29 @@ import (
 
 // OpenAI defaults.
 const (
-	DefaultBaseURL = "https://api.oai.com/v1"
+	DefaultBaseURL = "https://api.openai.com/v1"
 	DefaultTimeout = 5 * time.Minute
 )
 
-// Options configure an OpenAI-compatible provider. Everything is
-// explicit: the provider never reads OPENAI_* environment variables.
+// Options configure a provider. Everything is explicit: the provider never
+// reads OPENAI_* or AZURE_* environment variables.
+//
+// A provider is built either for a workspace credential (Credential.Provider
+// set: see Factory, CompatibleFactory and AzureFactory) or, with
+// Credential.Provider empty, as the server-wide back end the other fields
+// describe.
 type Options struct {
+	// Credential is the workspace credential the provider calls the vendor
+	// with. Its Provider (canvas.ProviderOpenAI, ProviderOpenAICompatible or
+	// ProviderAzureOpenAI) is the provider's name and picks the wire form;
+	// its BaseURL, APIKey and Settings take the place of Name, BaseURL,
+	// APIKey and Timeout below, and the provider makes one attempt per call
+	// (MaxRetries is ignored).
+	Credential model.Credential
+	// HTTPClient makes the requests; default a client of its own whose
+	// transport bounds the wait for response headers by the timeout.
+	HTTPClient *http.Client
+
 	// Name is the provider's name (Provider.Name); default "openai".
 	Name string
 	// BaseURL is the API root, for example "http://localhost:11434/v1" for
@@ -34,9 +49,6 @@ type Options struct {
 	BaseURL string
 	// APIKey is sent as a bearer token; empty sends none.
 	APIKey string
-	// HTTPClient makes the requests; default a client of its own whose
-	// transport bounds the wait for response headers by Timeout.
-	HTTPClient *http.Client
 	// Timeout bounds each attempt, streamed body included; default
 	// DefaultTimeout.
 	Timeout time.Duration
@@ -45,43 +57,43 @@ type Options struct {
 	MaxRetries int
 	// MaxCompletionTokens sends Request.MaxTokens as max_completion_tokens
 	// (what OpenAI's reasoning models require) instead of max_tokens (what
-	// every OpenAI-compatible server accepts).
+	// every OpenAI-compatible server accepts). A provider of an openai or
+	// azure-openai credential also does so for the models whose names start
+	// with o1, o3, o4 or gpt-5.
 	MaxCompletionTokens bool
 }
 
 // Provider is a model.Provider for any endpoint speaking the OpenAI chat
-// completions API (OpenAI itself, Ollama, vLLM, LM Studio, ...).
+// completions API: OpenAI itself, Azure OpenAI, and compatible servers
+// (Ollama, vLLM, LM Studio, ...).
 type Provider struct {
-	opts    Options
-	service oai.ChatCompletionService
+	name string
+	// reasoningByName sends max_completion_tokens for the models
+	// reasoningModel recognizes; maxCompletionTokens always does.
+	reasoningByName     bool
+	maxCompletionTokens bool
+	// deployment replaces the request's model (Azure's deployment name).
+	deployment string
+	service    oai.ChatCompletionService
 }
 
 var _ model.Provider = (*Provider)(nil)
 
-// New returns an OpenAI-compatible provider. It fails only when BaseURL is
-// not an absolute http(s) URL.
+// New returns a provider configured by opts. A provider of a credential
+// checks what its kind needs (see Factory, CompatibleFactory and
+// AzureFactory); the server-wide back end fails only when BaseURL is not an
+// absolute http(s) URL. Both are VALIDATION errors naming the setting.
 func New(opts Options) (*Provider, error) {
-	if opts.Name == "" {
-		opts.Name = "openai"
-	}
-	if opts.BaseURL == "" {
-		opts.BaseURL = DefaultBaseURL
-	}
-	if !strings.HasPrefix(opts.BaseURL, "http://") && !strings.HasPrefix(opts.BaseURL, "https://") {
-		return nil, canvas.Errorf(canvas.EINVALID, "OpenAI base URL %q is not an http(s) URL.", opts.BaseURL)
-	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultTimeout
-	}
-	if opts.MaxRetries < 0 {
-		opts.MaxRetries = 0
+	cfg, err := configure(opts)
+	if err != nil {
+		return nil, err
 	}
 	client := opts.HTTPClient
 	if client == nil {
 		client = &http.Client{}
 		if t, ok := http.DefaultTransport.(*http.Transport); ok {
 			t = t.Clone()
-			t.ResponseHeaderTimeout = opts.Timeout
+			t.ResponseHeaderTimeout = cfg.timeout
 			client.Transport = t
 		}
 	}
@@ -89,20 +101,28 @@ func New(opts Options) (*Provider, error) {
 	// would also read OPENAI_* environment variables.
 	ropts := []option.RequestOption{
 		option.WithHTTPClient(client),
-		option.WithBaseURL(opts.BaseURL),
-		option.WithMaxRetries(opts.MaxRetries),
-		option.WithRequestTimeout(opts.Timeout),
+		option.WithMaxRetries(cfg.maxRetries),
+		option.WithRequestTimeout(cfg.timeout),
 	}
-	if opts.APIKey != "" {
-		ropts = append(ropts, option.WithAPIKey(opts.APIKey))
+	ropts = append(ropts, cfg.endpoint...)
+	for _, h := range cfg.headers {
+		ropts = append(ropts, option.WithHeader(h[0], h[1]))
 	}
-	return &Provider{opts: opts, service: oai.NewChatCompletionService(ropts...)}, nil
+	return &Provider{
+		name:                cfg.name,
+		reasoningByName:     cfg.reasoningByName,
+		maxCompletionTokens: opts.MaxCompletionTokens,
+		deployment:          cfg.deployment,
+		service:             oai.NewChatCompletionService(ropts...),
+	}, nil
 }
 
-// Name returns the provider's configured name.
-func (p *Provider) Name() string { return p.opts.Name }
+// Name returns the provider's name: the credential's provider name, or the
+// configured Name of the server-wide back end.
+func (p *Provider) Name() string { return p.name }
 
-// Complete calls POST /chat/completions and returns the first choice.
+// Complete calls POST /chat/completions and returns the first choice: its
+// text, its tool calls and why it stopped.
 func (p *Provider) Complete(ctx context.Context, req model.Request) (*model.Result, error) {
 	params, err := p.params(req)
 	if err != nil {
@@ -112,28 +132,38 @@ func (p *Provider) Complete(ctx context.Context, req model.Request) (*model.Resu
 	if err != nil {
 		return nil, p.failure(ctx, err)
 	}
+	if len(res.Choices) == 0 {
+		return nil, &canvas.Error{Code: canvas.EPROVIDER, Message: fmt.Sprintf("Model provider %q answered without a choice.", p.name)}
+	}
+	msg := res.Choices[0].Message
 	out := &model.Result{
+		Text:  msg.Content,
 		Model: res.Model,
 		Usage: model.Usage{
 			InputTokens:  int(res.Usage.PromptTokens),
 			OutputTokens: int(res.Usage.CompletionTokens),
 		},
 	}
-	if len(res.Choices) == 0 {
-		return nil, &canvas.Error{Code: canvas.EPROVIDER, Message: fmt.Sprintf("Model provider %q answered without a choice.", p.opts.Name)}
+	for _, tc := range msg.ToolCalls {
+		if tc.Type != "" && tc.Type != "function" {
+			continue // a custom tool: never declared by a version
+		}
+		out.ToolCalls = append(out.ToolCalls, model.ToolCall{
+			ID: tc.ID, Name: tc.Function.Name, Arguments: model.Arguments(tc.Function.Arguments)})
 	}
-	out.Text = res.Choices[0].Message.Content
-	out.FinishReason = res.Choices[0].FinishReason
+	out.FinishReason = finishReason(res.Choices[0].FinishReason, len(out.ToolCalls) > 0)
 	if out.Model == "" {
 		out.Model = req.Model
 	}
 	return out, nil
 }
 
-// Stream calls POST /chat/completions with stream and include_usage set,
-// emits the first choice's content deltas, and returns the whole text with
-// the usage of the final chunk. An error event inside the stream, like a
-// failed response, is a PROVIDER_ERROR.
+// Stream calls POST /chat/completions with stream and include_usage set. It
+// emits the first choice's content deltas as text chunks and its tool-call
+// deltas (choices[0].delta.tool_calls) as tool-call chunks, and returns the
+// whole text, the whole tool calls and the usage of the final chunk. An
+// error event inside the stream, like a failed response, is a
+// PROVIDER_ERROR.
 func (p *Provider) Stream(ctx context.Context, req model.Request, emit func(model.Chunk) error) (*model.Result, error) {
 	params, err := p.params(req)
 	if err != nil {
@@ -145,6 +175,14 @@ func (p *Provider) Stream(ctx context.Context, req model.Request, emit func(mode
 
 	out := &model.Result{Model: req.Model}
 	var text strings.Builder
+	var calls []*streamedCall
+	send := func(c model.Chunk) error {
+		if emit == nil {
+			return nil
+		}
+		return emit(c)
+	}
+	finish := ""
 	for stream.Next() {
 		chunk := stream.Current()
 		if chunk.Model != "" {
@@ -161,14 +199,30 @@ func (p *Provider) Stream(ctx context.Context, req model.Request, emit func(mode
 				continue
 			}
 			if c.FinishReason != "" {
-				out.FinishReason = c.FinishReason
+				finish = c.FinishReason
 			}
-			if c.Delta.Content == "" {
-				continue
+			if c.Delta.Content != "" {
+				text.WriteString(c.Delta.Content)
+				if err := send(model.Chunk{Text: c.Delta.Content}); err != nil {
+					return nil, err
+				}
 			}
-			text.WriteString(c.Delta.Content)
-			if emit != nil {
-				if err := emit(model.Chunk{Text: c.Delta.Content}); err != nil {
+			for _, d := range c.Delta.ToolCalls {
+				i := int(d.Index)
+				if i < 0 || i >= maxToolCalls {
+					return nil, p.failure(ctx, fmt.Errorf("tool call index %d out of range", i))
+				}
+				for len(calls) <= i {
+					calls = append(calls, &streamedCall{})
+				}
+				call := calls[i]
+				if d.ID != "" {
+					call.id = d.ID
+				}
+				call.name.WriteString(d.Function.Name)
+				call.arguments.WriteString(d.Function.Arguments)
+				delta := &model.ToolCallDelta{Index: i, ID: d.ID, Name: d.Function.Name, Arguments: d.Function.Arguments}
+				if err := send(model.Chunk{ToolCall: delta}); err != nil {
 					return nil, err
 				}
 			}
@@ -178,115 +232,74 @@ func (p *Provider) Stream(ctx context.Context, req model.Request, emit func(mode
 		return nil, p.failure(ctx, err)
 	}
 	out.Text = text.String()
+	for _, c := range calls {
+		if c.name.Len() == 0 && c.id == "" {
+			continue // an index the server skipped
+		}
+		out.ToolCalls = append(out.ToolCalls, model.ToolCall{
+			ID: c.id, Name: c.name.String(), Arguments: model.Arguments(c.arguments.String())})
+	}
+	out.FinishReason = finishReason(finish, len(out.ToolCalls) > 0)
 	return out, nil
 }
 
-// params builds the chat completion parameters of req. Roles map one to one;
-// a function message is sent with the name "function", since versions do not
-// record one, and an unknown role is sent as user. A user message with Files
-// is sent as a text part followed by one part per file (see fileParts); the
-// files of a system, assistant or function message, whose content OpenAI
-// takes as text only, are sent in an extra user message right after it. The structured output
-// schema is checked first, so that an invalid one never reaches the back end.
-func (p *Provider) params(req model.Request) (oai.ChatCompletionNewParams, error) {
-	params := oai.ChatCompletionNewParams{
-		Model:    shared.ChatModel(req.Model),
-		Messages: make([]oai.ChatCompletionMessageParamUnion, 0, len(req.Messages)),
-	}
-	for _, m := range req.Messages {
-		switch m.Role {
-		case canvas.RoleSystem:
-			params.Messages = append(params.Messages, oai.SystemMessage(m.Content))
-		case canvas.RoleAssistant:
-			params.Messages = append(params.Messages, oai.AssistantMessage(m.Content))
-		case canvas.RoleFunction:
-			params.Messages = append(params.Messages, oai.ChatCompletionMessageParamUnion{
-				OfFunction: &oai.ChatCompletionFunctionMessageParam{Content: oai.String(m.Content), Name: "function"},
-			})
-		default:
-			if len(m.Files) > 0 {
-				parts := append([]oai.ChatCompletionContentPartUnionParam{oai.TextContentPart(m.Content)}, fileParts(m.Files)...)
-				params.Messages = append(params.Messages, oai.UserMessage(parts))
-				continue
-			}
-			params.Messages = append(params.Messages, oai.UserMessage(m.Content))
-		}
-		if len(m.Files) > 0 {
-			// Only user messages carry parts other than text: the files of
-			// any other message follow it in a user message of their own.
-			params.Messages = append(params.Messages, oai.UserMessage(fileParts(m.Files)))
-		}
-	}
-	if req.Temperature != nil {
-		params.Temperature = oai.Float(*req.Temperature)
-	}
-	if req.TopP != nil {
-		params.TopP = oai.Float(*req.TopP)
-	}
-	if req.MaxTokens != nil {
-		if p.opts.MaxCompletionTokens {
-			params.MaxCompletionTokens = oai.Int(int64(*req.MaxTokens))
-		} else {
-			params.MaxTokens = oai.Int(int64(*req.MaxTokens))
-		}
-	}
-	if req.Structured() {
-		if err := model.ValidateSchema(req.StructuredOutput.Schema); err != nil {
-			return params, err
-		}
-		params.ResponseFormat = oai.ChatCompletionNewParamsResponseFormatUnion{
-			OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
-				JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{
-					Name:   "output",
-					Schema: json.RawMessage(req.StructuredOutput.Schema),
-				},
-			},
-		}
-	}
-	return params, nil
+// maxToolCalls bounds the index of a streamed tool call, so that a
+// server's index cannot make the provider allocate without bound.
+const maxToolCalls = 1024
+
+// streamedCall is a tool call gathered from stream deltas.
+type streamedCall struct {
+	id        string
+	name      strings.Builder
+	arguments strings.Builder
 }
 
-// failure turns an error of the OpenAI client into a PROVIDER_ERROR that
-// names the provider and, for an HTTP failure, the upstream status and error
-// code. The upstream message stays in the cause, for the log only: it can
-// echo credentials or internals of the back end.
-func (p *Provider) failure(ctx context.Context, err error) error {
-	e := &canvas.Error{Code: canvas.EPROVIDER, Err: err}
-	var apiErr *oai.Error
+// finishReason normalizes an OpenAI finish reason: "stop", "length",
+// "tool_calls" and "content_filter" as they are, the legacy
+// "function_call" as "tool_calls", any other lowercased. An answer that
+// carries tool calls finishes with "tool_calls" even when the server said
+// "stop", as some compatible servers do.
+func finishReason(reason string, calls bool) string {
+	reason = strings.ToLower(reason)
 	switch {
-	case errors.As(err, &apiErr):
-		what := apiErr.Code
-		if what == "" {
-			what = apiErr.Type
-		}
-		if what != "" {
-			what = " (" + what + ")"
-		}
-		e.Message = fmt.Sprintf("Model provider %q answered HTTP %d%s.", p.opts.Name, apiErr.StatusCode, what)
-	case ctx.Err() != nil:
-		e.Message = fmt.Sprintf("Model provider %q did not answer in time: %v.", p.opts.Name, ctx.Err())
-		e.Err = fmt.Errorf("%w (%w)", ctx.Err(), err)
-	case errors.Is(err, context.DeadlineExceeded):
-		e.Message = fmt.Sprintf("Model provider %q did not answer within %s.", p.opts.Name, p.opts.Timeout)
-	default:
-		e.Message = fmt.Sprintf("Model provider %q failed.", p.opts.Name)
+	case reason == "function_call", calls && (reason == "stop" || reason == ""):
+		return model.FinishToolCalls
 	}
-	return e
+	return reason
 }
 
-// fileParts returns the content parts of files: an image_url part with a
-// base64 data: URL for an image, a file part {filename, file_data} with a
-// base64 data: URL for any other file.
-func fileParts(files []model.File) []oai.ChatCompletionContentPartUnionParam {
-	parts := make([]oai.ChatCompletionContentPartUnionParam, 0, len(files))
-	for _, f := range files {
-		data := "data:" + f.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(f.Data)
-		if f.Image {
-			parts = append(parts, oai.ImageContentPart(oai.ChatCompletionContentPartImageImageURLParam{URL: data}))
-			continue
+// failure turns an error of the OpenAI client into the PROVIDER_ERROR of
+// model.Failure: for an HTTP failure with the status, the vendor's error
+// code (its type when it has none) and the response headers, so that a
+// Retry-After is read; for an error event inside a stream with the event's
+// code. The vendor's message stays in the cause, for the log only.
+func (p *Provider) failure(ctx context.Context, err error) error {
+	var apiErr *oai.Error
+	if errors.As(err, &apiErr) {
+		code := apiErr.Code
+		if code == "" {
+			code = apiErr.Type
 		}
-		parts = append(parts, oai.FileContentPart(oai.ChatCompletionContentPartFileFileParam{
-			Filename: oai.String(f.Name), FileData: oai.String(data)}))
+		var header http.Header
+		if apiErr.Response != nil {
+			header = apiErr.Response.Header
+		}
+		return model.Failure(ctx, p.name, apiErr.StatusCode, code, header, err)
 	}
-	return parts
+	var streamErr *ssestream.StreamError
+	if errors.As(err, &streamErr) {
+		var event struct {
+			Error struct {
+				Code any    `json:"code"`
+				Type string `json:"type"`
+			} `json:"error"`
+		}
+		_ = json.Unmarshal(streamErr.Event.Data, &event)
+		code, _ := event.Error.Code.(string)
+		if code == "" {
+			code = event.Error.Type
+		}
+		return model.Failure(ctx, p.name, 0, code, nil, err)
+	}
+	return model.Failure(ctx, p.name, 0, "", nil, err)
 }

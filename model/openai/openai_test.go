@@ -183,6 +183,10 @@ func TestOpenAI_Stream(t *testing.T) {
 		assert.Equal(t, canvas.EPROVIDER, canvas.ErrorCode(err))
 		assert.Equal(t, `Model provider "openai" failed.`, canvas.ErrorMessage(err))
 		assert.Equal(t, []string{"partial"}, got)
+		var ve *model.VendorError
+		require.ErrorAs(t, err, &ve)
+		assert.Equal(t, "server_error", ve.Code)
+		assert.NotContains(t, canvas.ErrorMessage(err), "secret detail")
 	})
 	t.Run("EmitError", func(t *testing.T) {
 		_, url := newFakeOpenAI(t, &fakeOpenAI{Chunks: []string{"a", "b", "c"}})
@@ -211,12 +215,14 @@ func TestOpenAI_UpstreamError(t *testing.T) {
 		},
 	}
 	tests := []struct {
-		status int
-		want   string
+		status     int
+		want       string
+		retryable  bool
+		retryAfter time.Duration
 	}{
-		{401, `Model provider "openai" answered HTTP 401 (invalid_api_key).`},
-		{429, `Model provider "openai" answered HTTP 429 (rate_limit_exceeded).`},
-		{500, `Model provider "openai" answered HTTP 500 (server_error).`},
+		{401, `Model provider "openai" answered HTTP 401 (invalid_api_key).`, false, time.Millisecond},
+		{429, `Model provider "openai" answered HTTP 429 (rate_limit_exceeded).`, true, 7 * time.Second},
+		{500, `Model provider "openai" answered HTTP 500 (server_error).`, true, time.Millisecond},
 	}
 	for name, call := range calls {
 		for _, tt := range tests {
@@ -230,6 +236,12 @@ func TestOpenAI_UpstreamError(t *testing.T) {
 				assert.Equal(t, tt.want, canvas.ErrorMessage(err))
 				assert.NotContains(t, canvas.ErrorMessage(err), "secret detail")
 				assert.Len(t, fake.Requests(), 1, "no retry unless configured")
+
+				var ve *model.VendorError
+				require.ErrorAs(t, err, &ve)
+				assert.Equal(t, tt.status, ve.Status)
+				assert.Equal(t, tt.retryable, ve.Retryable())
+				assert.Equal(t, tt.retryAfter, ve.RetryAfter)
 			})
 		}
 	}
@@ -248,6 +260,10 @@ func TestOpenAI_UpstreamError(t *testing.T) {
 		_, err := p.Complete(context.Background(), chatRequest())
 		assert.Equal(t, canvas.EPROVIDER, canvas.ErrorCode(err))
 		assert.Equal(t, `Model provider "openai" failed.`, canvas.ErrorMessage(err))
+		var ve *model.VendorError
+		require.ErrorAs(t, err, &ve)
+		assert.Zero(t, ve.Status)
+		assert.True(t, ve.Retryable())
 	})
 }
 
@@ -286,7 +302,8 @@ func TestOpenAI_Hang(t *testing.T) {
 		_, err := p.Complete(context.Background(), chatRequest())
 		require.Error(t, err)
 		assert.Equal(t, canvas.EPROVIDER, canvas.ErrorCode(err))
-		assert.Contains(t, canvas.ErrorMessage(err), "did not answer within 100ms")
+		assert.Equal(t, `Model provider "openai" did not answer in time.`, canvas.ErrorMessage(err))
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
 	})
 }
 
