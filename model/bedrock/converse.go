@@ -53,7 +53,9 @@ func (p *Provider) Complete(ctx context.Context, req model.Request) (*model.Resu
 // Stream calls ConverseStream (POST /model/{modelId}/converse-stream) and
 // emits each text delta, and each piece of a tool call (the first with the
 // call's id and name, then pieces of its input JSON). With structured
-// output the pieces of OutputTool's input are emitted as text. An exception
+// output the pieces of OutputTool's input are emitted as text (whole at
+// the end when the schema was wrapped); text the model writes beside it is
+// emitted too, but the Result's Text is OutputTool's input. An exception
 // inside the stream is a PROVIDER_ERROR with the status Bedrock documents
 // for it.
 func (p *Provider) Stream(ctx context.Context, req model.Request, emit func(model.Chunk) error) (*model.Result, error) {
