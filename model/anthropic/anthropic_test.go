@@ -120,6 +120,40 @@ func TestProvider_Complete(t *testing.T) {
 		}
 		assert.Len(t, fake.Requests(), 2)
 	})
+	t.Run("NoEnvironment", func(t *testing.T) {
+		fake, url := newFake(t, &fakeAnthropic{Blocks: []fakeBlock{{Text: []string{"ok"}}}})
+		elsewhere, other := newFake(t, &fakeAnthropic{Blocks: []fakeBlock{{Text: []string{"no"}}}})
+		t.Setenv("ANTHROPIC_BASE_URL", other)
+		t.Setenv("ANTHROPIC_API_KEY", "sk-ant-from-env")
+		t.Setenv("ANTHROPIC_AUTH_TOKEN", "token-from-env")
+		t.Setenv("ANTHROPIC_CUSTOM_HEADERS", "X-From-Env: yes")
+		t.Setenv("ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE", "content")
+
+		res, err := mustProvider(t, url).Complete(context.Background(), chatRequest())
+		require.NoError(t, err)
+		assert.Equal(t, "ok", res.Text)
+		assert.Empty(t, elsewhere.Requests())
+		require.Len(t, fake.Requests(), 1)
+		h := fake.Header(0)
+		assert.Equal(t, testKey, h.Get("X-Api-Key"))
+		assert.Empty(t, h.Values("Authorization"))
+		assert.Empty(t, h.Values("X-From-Env"))
+	})
+	t.Run("HTTPClientAndTimeout", func(t *testing.T) {
+		fake, url := newFake(t, &fakeAnthropic{Blocks: []fakeBlock{{Text: []string{"ok"}}}})
+		var seen []string
+		client := &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
+			seen = append(seen, r.URL.Path)
+			return http.DefaultTransport.RoundTrip(r)
+		})}
+		c := model.Credential{APIKey: testKey, BaseURL: url, Settings: model.Settings{TimeoutSeconds: 42}}
+		p, err := anthropic.New(anthropic.Options{Credential: c, HTTPClient: client})
+		require.NoError(t, err)
+		_, err = p.Complete(context.Background(), chatRequest())
+		require.NoError(t, err)
+		assert.Equal(t, []string{"/v1/messages"}, seen)
+		assert.Equal(t, "42", fake.Header(0).Get("X-Stainless-Timeout"), "the credential's timeout bounds the call")
+	})
 	t.Run("BaseURL", func(t *testing.T) {
 		for _, suffix := range []string{"", "/", "/v1", "/v1/"} {
 			fake, url := newFake(t, &fakeAnthropic{Blocks: []fakeBlock{{Text: []string{"ok"}}}})
@@ -148,6 +182,10 @@ func TestProvider_Complete(t *testing.T) {
 		}
 	})
 }
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // newRawServer answers every request with body as JSON.
 func newRawServer(t *testing.T, body string) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -40,8 +41,9 @@ func buildParams(req model.Request) (sdk.MessageNewParams, *outputTool, error) {
 // its call in a user message. Files follow their message's text as image
 // and document blocks, in a user message of their own after a system or
 // assistant message, whose content cannot hold them. Consecutive messages
-// of one role are merged, since the API requires the roles to alternate,
-// and empty text is left out, since the API refuses it.
+// of one role are merged, since the API requires the roles to alternate;
+// in a merged user message the tool results come first, as the API
+// requires; empty text is left out, since the API refuses it.
 func messages(msgs []model.Message) ([]sdk.TextBlockParam, []sdk.MessageParam, error) {
 	var system []sdk.TextBlockParam
 	var out []sdk.MessageParam
@@ -88,7 +90,22 @@ func messages(msgs []model.Message) ([]sdk.TextBlockParam, []sdk.MessageParam, e
 			add(false, append(textBlock(m.Content), files...)...)
 		}
 	}
+	for _, m := range out {
+		if m.OfUser != nil {
+			slices.SortStableFunc(m.OfUser.Content, func(a, b sdk.ContentBlockParamUnion) int {
+				return toolResultFirst(a) - toolResultFirst(b)
+			})
+		}
+	}
 	return system, out, nil
+}
+
+// toolResultFirst orders tool_result blocks before the others.
+func toolResultFirst(b sdk.ContentBlockParamUnion) int {
+	if b.OfToolResult != nil {
+		return 0
+	}
+	return 1
 }
 
 // textBlock returns a text block of s, or none when s is empty.

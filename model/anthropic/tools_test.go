@@ -130,6 +130,22 @@ func TestProvider_Tools(t *testing.T) {
 		]`), fake.Requests()[0]["messages"])
 		assert.Equal(t, mustJSON(t, `[{"type": "text", "text": "Use tools."}]`), fake.Requests()[0]["system"])
 	})
+	t.Run("ToolResultsFirst", func(t *testing.T) {
+		fake, url := newFake(t, &fakeAnthropic{Blocks: []fakeBlock{{Text: []string{"ok"}}}})
+		req := model.Request{Model: "claude-test", Messages: []model.Message{
+			{Role: canvas.RoleUser, Content: "Time?"},
+			{Role: canvas.RoleAssistant, ToolCalls: []model.ToolCall{{ID: "toolu_1", Name: "clock", Arguments: json.RawMessage(`{}`)}}},
+			{Role: canvas.RoleUser, Content: "Quickly."},
+			{Role: model.RoleTool, ToolCallID: "toolu_1", Content: "12:00"},
+		}}
+		_, err := mustProvider(t, url).Complete(context.Background(), req)
+		require.NoError(t, err)
+		msgs := fake.Requests()[0]["messages"].([]any)
+		require.Len(t, msgs, 3)
+		assert.Equal(t, mustJSON(t, `{"role": "user", "content": [
+			{"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "12:00"}]},
+			{"type": "text", "text": "Quickly."}]}`), msgs[2])
+	})
 }
 
 func TestProvider_StructuredOutput(t *testing.T) {
