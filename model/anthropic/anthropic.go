@@ -57,7 +57,8 @@ var _ model.Provider = (*Provider)(nil)
 // New returns a provider calling the Anthropic API with opts.Credential. It
 // reads no environment variable, and makes one attempt per call: the SDK's
 // retries are off. It fails with VALIDATION when the credential's base URL
-// is not an absolute http(s) URL or one of its headers is malformed.
+// is not an absolute http(s) URL, one of its headers is malformed or its
+// API version is not a date.
 func New(opts Options) (*Provider, error) {
 	c := opts.Credential
 	base, err := baseURL(c.BaseURL)
@@ -231,10 +232,10 @@ func (p *Provider) Stream(ctx context.Context, req model.Request, emit func(mode
 // the SDK's types no longer carry, when the credential's API version takes
 // them. Under a later version they are left out: the API refuses them.
 func (p *Provider) sampled(req model.Request) []option.RequestOption {
-	var opts []option.RequestOption
 	if !p.sampling {
 		return nil
 	}
+	var opts []option.RequestOption
 	if req.Temperature != nil {
 		opts = append(opts, option.WithJSONSet("temperature", *req.Temperature))
 	}

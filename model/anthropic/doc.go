@@ -7,7 +7,10 @@
 //
 // A request's system messages become the system prompt, its tools custom
 // tools, its structured output the input of a forced tool (OutputTool),
-// and its files image and document blocks. A provider makes one attempt
-// per call and reads no environment variable: the Caller retries, bounds
-// time and concurrency, and falls back.
+// and its files image and document blocks. The API version the SDK speaks
+// (SamplingRemoved) refuses temperature and top_p: they are sent only when
+// the credential's apiVersion setting names an earlier version, and left
+// out otherwise. A provider makes one attempt per call and reads no
+// environment variable: the Caller retries, bounds time and concurrency,
+// and falls back.
 package anthropic
