@@ -5,9 +5,14 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
+	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/model"
+	"github.com/promptcanvas/promptcanvas/model/anthropic"
+	"github.com/promptcanvas/promptcanvas/model/bedrock"
+	"github.com/promptcanvas/promptcanvas/model/gemini"
 	"github.com/promptcanvas/promptcanvas/model/openai"
 	"github.com/promptcanvas/promptcanvas/queue"
 )
@@ -27,6 +32,33 @@ func providers(cfg config) (*model.Registry, error) {
 		reg.RegisterPrefix("", oa)
 	}
 	return reg, nil
+}
+
+// providerKinds returns the vendor providers the reference server runs
+// workspace credentials on: every provider of the project. Their requests
+// carry the model call's trace context.
+func providerKinds() model.Kinds {
+	traced := func(c model.Credential) *http.Client {
+		return &http.Client{Transport: engine.TraceTransport(vendorTransport(c.Settings.Timeout()))}
+	}
+	openAI := func(c model.Credential) (model.Provider, error) {
+		// The credential's provider says which of the three it is.
+		return openai.New(openai.Options{Credential: c, HTTPClient: traced(c)})
+	}
+	return model.Kinds{
+		canvas.ProviderOpenAI:           openAI,
+		canvas.ProviderOpenAICompatible: openAI,
+		canvas.ProviderAzureOpenAI:      openAI,
+		canvas.ProviderAnthropic: func(c model.Credential) (model.Provider, error) {
+			return anthropic.New(anthropic.Options{Credential: c, HTTPClient: traced(c)})
+		},
+		canvas.ProviderGemini: func(c model.Credential) (model.Provider, error) {
+			return gemini.New(gemini.Options{Credential: c, HTTPClient: traced(c)})
+		},
+		canvas.ProviderBedrock: func(c model.Credential) (model.Provider, error) {
+			return bedrock.New(bedrock.Options{Credential: c, HTTPClient: traced(c)})
+		},
+	}
 }
 
 // workerConfig is the queue worker's part of the configuration.
@@ -76,12 +108,16 @@ func positiveEnv(env func(string) string, name string, def int) (int, error) {
 // openAITransport is the transport the OpenAI-compatible provider would
 // make itself: the default one, waiting at most openai.DefaultTimeout
 // for response headers.
-func openAITransport() http.RoundTripper {
+func openAITransport() http.RoundTripper { return vendorTransport(openai.DefaultTimeout) }
+
+// vendorTransport is the default transport, waiting at most timeout for
+// response headers, as each provider's own would be.
+func vendorTransport(timeout time.Duration) http.RoundTripper {
 	t, ok := http.DefaultTransport.(*http.Transport)
 	if !ok {
 		return http.DefaultTransport
 	}
 	t = t.Clone()
-	t.ResponseHeaderTimeout = openai.DefaultTimeout
+	t.ResponseHeaderTimeout = timeout
 	return t
 }

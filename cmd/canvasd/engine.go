@@ -14,9 +14,10 @@ func engineOptions(cfg config, logger *slog.Logger) (engine.Options, error) {
 		return engine.Options{}, err
 	}
 	return engine.Options{
-		Providers: reg,
-		BaseURL:   cfg.BaseURL,
-		Logger:    logger,
+		Providers:     reg,
+		ProviderKinds: providerKinds(),
+		BaseURL:       cfg.BaseURL,
+		Logger:        logger,
 		Limits: engine.Limits{
 			ModelConcurrency:               cfg.WorkerConcurrency,
 			DeliveryConcurrency:            cfg.DeliveryConcurrency,
