@@ -69,7 +69,11 @@ func completionRequestOf(doc any, body []byte) (wire.CompletionRequest, error) {
 		req.Messages = make([]wire.CompletionMessage, 0, len(msgs))
 		for _, msg := range msgs {
 			mm, _ := msg.(map[string]any)
-			req.Messages = append(req.Messages, wire.CompletionMessage{Content: str(mm, "content")})
+			cm, err := completionMessageOf(mm)
+			if err != nil {
+				return req, err
+			}
+			req.Messages = append(req.Messages, cm)
 		}
 	}
 	sm, ok := m["settings"].(map[string]any)
@@ -100,6 +104,9 @@ func completionRequestOf(doc any, body []byte) (wire.CompletionRequest, error) {
 		maxTokens := int(x)
 		st.MaxTokens = &maxTokens
 	}
+	if v, ok := sm["credentialId"].(string); ok {
+		st.CredentialID = &v
+	}
 	if so, ok := sm["structuredOutput"].(map[string]any); ok {
 		st.StructuredOutput = &wire.StructuredOutput{Enabled: boolean(so, "enabled")}
 		if _, ok := so["schema"]; ok {
@@ -112,6 +119,24 @@ func completionRequestOf(doc any, body []byte) (wire.CompletionRequest, error) {
 	}
 	req.Settings = st
 	return req, nil
+}
+
+// completionMessageOf reads one item of messages: its role (empty for a
+// plain user message), content, the tool calls of an assistant message
+// and the call a tool message answers. A call's arguments, an object, are
+// kept as JSON text; its members come out in the order of their names.
+func completionMessageOf(m map[string]any) (wire.CompletionMessage, error) {
+	cm := wire.CompletionMessage{Role: str(m, "role"), Content: str(m, "content"), ToolCallID: str(m, "toolCallId")}
+	calls, _ := m["toolCalls"].([]any)
+	for _, c := range calls {
+		cc, _ := c.(map[string]any)
+		args, err := json.Marshal(cc["arguments"])
+		if err != nil {
+			return cm, canvas.Errorf(canvas.EBADREQUEST, "Request body is not valid JSON.")
+		}
+		cm.ToolCalls = append(cm.ToolCalls, wire.ToolCall{ID: str(cc, "id"), Name: str(cc, "name"), Arguments: args})
+	}
+	return cm, nil
 }
 
 func str(m map[string]any, name string) string {

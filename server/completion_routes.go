@@ -134,9 +134,7 @@ func (s *Server) handleCreateCompletion(w http.ResponseWriter, r *http.Request) 
 		ApplicationID: req.ApplicationID, Variables: req.Variables, Settings: completionSettings(req.Settings),
 		Async: req.Async, WebhookURL: req.WebhookURL, ForwardHeaders: webhook.ForwardedHeaders(r.Header),
 	}
-	for _, m := range req.Messages {
-		params.Messages = append(params.Messages, m.Content)
-	}
+	params.Messages, params.Conversation = requestMessages(req.Messages)
 	if req.Stream && !req.Async && req.WebhookURL == "" {
 		return s.streamCompletion(w, r, svc, params)
 	}
@@ -221,7 +219,9 @@ func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, svc *c
 	if !sw.started && pausedWorkflow(w, run) {
 		return nil
 	}
-	sw.start()
+	if err := sw.final(run.Result); err != nil {
+		return nil // the client is gone; the run is recorded
+	}
 	_ = sw.event("", []byte("[DONE]"))
 	return nil
 }
@@ -248,16 +248,59 @@ func (sw *sseWriter) start() {
 	sw.w.WriteHeader(http.StatusOK)
 }
 
-// chunk writes one piece of output as a chunk event and flushes it; its
-// error (the client went away) stops the model.
+// chunk writes one piece of output, text or a piece of a tool call, as a
+// chunk event and flushes it; its error (the client went away) stops the
+// model.
 func (sw *sseWriter) chunk(c model.Chunk) error {
+	delta := wire.ChunkDelta{Content: wire.Content{Text: c.Text}}
+	if d := c.ToolCall; d != nil {
+		delta.ToolCall = &wire.ToolCallDelta{Index: d.Index, ID: d.ID, Name: d.Name, Arguments: d.Arguments}
+	}
 	b, err := json.Marshal(wire.Chunk{ID: sw.id, Object: completion.ChunkObject, Created: sw.created,
-		Choices: []wire.ChunkChoice{{Delta: wire.ChunkDelta{Content: wire.Content{Text: c.Text}}}}})
+		Choices: []wire.ChunkChoice{{Delta: delta}}})
 	if err != nil {
 		return err
 	}
 	sw.start()
 	return sw.event("", b)
+}
+
+// finalChunk is the last chunk of a stream, whose cost is null rather than
+// absent when no price is known.
+type finalChunk struct {
+	wire.Chunk
+	Cost *wire.Cost `json:"cost"`
+}
+
+// final writes the last chunk event of a finished run: no piece of
+// output, but the finish reason, the whole tool calls, the usage and the
+// cost of res (nothing more when res is nil).
+func (sw *sseWriter) final(res *completion.Response) error {
+	sw.start()
+	if res == nil || len(res.Choices) == 0 {
+		return nil
+	}
+	choice := res.Choices[0]
+	c := finalChunk{Chunk: wire.Chunk{ID: sw.id, Object: completion.ChunkObject, Created: sw.created,
+		Choices: []wire.ChunkChoice{{FinishReason: choice.FinishReason, ToolCalls: wireToolCalls(choice.Message.ToolCalls)}},
+		Usage:   &wire.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}}}
+	if res.Cost != nil {
+		c.Cost = &wire.Cost{Input: res.Cost.Input, Output: res.Cost.Output, Total: res.Cost.Total, Currency: res.Cost.Currency}
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	return sw.event("", b)
+}
+
+// wireToolCalls returns calls as the wire writes them.
+func wireToolCalls(calls []model.ToolCall) []wire.ToolCall {
+	var out []wire.ToolCall
+	for _, c := range calls {
+		out = append(out, wire.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	return out
 }
 
 // event writes one event (named when name is set) and flushes it.
@@ -275,13 +318,43 @@ func (sw *sseWriter) event(name string, data []byte) error {
 	return sw.rc.Flush()
 }
 
+// requestMessages returns a request's messages as the service takes them:
+// plain user contents when none has a role, else every message in
+// Conversation with its role (a plain one as a user message), so that
+// messages of both kinds keep their order.
+func requestMessages(msgs []wire.CompletionMessage) (plain []string, conv []model.Message) {
+	roles := false
+	for _, m := range msgs {
+		roles = roles || m.Role != ""
+	}
+	if !roles {
+		for _, m := range msgs {
+			plain = append(plain, m.Content)
+		}
+		return plain, nil
+	}
+	conv = make([]model.Message, 0, len(msgs))
+	for _, m := range msgs {
+		mm := model.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		if mm.Role == "" {
+			mm.Role = canvas.RoleUser
+		}
+		for _, c := range m.ToolCalls {
+			mm.ToolCalls = append(mm.ToolCalls, model.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		}
+		conv = append(conv, mm)
+	}
+	return nil, conv
+}
+
 // completionSettings returns a request's settings as the service takes
 // them.
 func completionSettings(st *wire.Settings) *completion.Settings {
 	if st == nil {
 		return nil
 	}
-	out := &completion.Settings{Model: st.Model, Temperature: st.Temperature, MaxTokens: st.MaxTokens, TopP: st.TopP}
+	out := &completion.Settings{Model: st.Model, Temperature: st.Temperature, MaxTokens: st.MaxTokens, TopP: st.TopP,
+		CredentialID: st.CredentialID}
 	if so := st.StructuredOutput; so != nil {
 		out.StructuredOutput = &canvas.StructuredOutput{Enabled: so.Enabled, Schema: so.Schema}
 	}
