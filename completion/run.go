@@ -53,8 +53,8 @@ type Run struct {
 	// Result is the completion response of a completed run.
 	Result *Response `json:"result,omitempty"`
 	// Error says why a failed run failed.
-	Error     *RunError   `json:"error,omitempty"`
-	Usage     model.Usage `json:"usage"`
+	Error *RunError   `json:"error,omitempty"`
+	Usage model.Usage `json:"usage"`
 	// Cost is what the run cost, nil when no price of its model is known
 	// (or it has not run yet).
 	Cost      *model.Cost `json:"cost"`

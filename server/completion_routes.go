@@ -23,13 +23,22 @@ func (s *Server) registerCompletionRoutes() {
 	s.route("GET /v2/chat/completions/{id}", s.handleGetCompletion)
 }
 
-// runListQuery reads the query of a run list (GET /v2/chat/completions,
-// GET /v1/tasks): its filters, as the page links repeat them, and its page
-// bounds. The service checks the values, so that one 422 lists each
-// problem.
-func runListQuery(r *http.Request) (completion.ListParams, []pageParam, bool, error) {
+// runListRequest is what a run list (GET /v2/chat/completions, GET
+// /v1/tasks) was asked for: its filters and page bounds, its filters as
+// the page links repeat them, whether links are objects, and whether the
+// page carries the totals of the whole list.
+type runListRequest struct {
+	params      completion.ListParams
+	filters     []pageParam
+	objectLinks bool
+	totals      bool
+}
+
+// runListQuery reads the query of a run list. The service checks the
+// values, so that one 422 lists each problem.
+func runListQuery(r *http.Request) (runListRequest, error) {
 	q := newQuery(r)
-	params := completion.ListParams{
+	lr := runListRequest{params: completion.ListParams{
 		CanvasID:  q.String("canvasId", false),
 		VersionID: q.String("versionId", false),
 		Status:    q.String("status", false),
@@ -37,48 +46,63 @@ func runListQuery(r *http.Request) (completion.ListParams, []pageParam, bool, er
 		Until:     q.Time("until"),
 		Limit:     q.Int("limit", completion.DefaultListLimit),
 		Offset:    q.Int("offset", 0),
+	}}
+	lr.objectLinks = q.Bool("objectLinks", false)
+	lr.totals = q.Bool("totals", false)
+	if err := q.ErrWith(lr.params.Check()); err != nil {
+		return lr, err
 	}
-	objectLinks := q.Bool("objectLinks", false)
-	if err := q.ErrWith(params.Check()); err != nil {
-		return params, nil, false, err
+	if lr.params.Limit == 0 {
+		lr.params.Limit = completion.DefaultListLimit
 	}
-	if params.Limit == 0 {
-		params.Limit = completion.DefaultListLimit
-	}
-	var filters []pageParam
 	for _, name := range []string{"canvasId", "versionId", "status", "since", "until"} {
 		if v := r.URL.Query().Get(name); v != "" {
-			filters = append(filters, pageParam{name, v})
+			lr.filters = append(lr.filters, pageParam{name, v})
 		}
 	}
-	return params, filters, objectLinks, nil
+	return lr, nil
 }
 
 // handleListCompletions serves one page of the workspace's completion runs
 // in the pagination envelope, newest first; each item is a run as GET
 // /v2/chat/completions/{id} answers it.
 func (s *Server) handleListCompletions(w http.ResponseWriter, r *http.Request) error {
-	return s.listRuns(w, r, (*completion.Service).ListRuns)
+	return s.listRuns(w, r, (*completion.Service).ListRuns, (*completion.Service).RunTotals)
 }
 
-// listRuns serves one page of runs that list returns.
+// runPage is the envelope of a run list: a page, and the totals of the
+// whole list when they were asked for.
+type runPage struct {
+	wire.Page[*completion.Run]
+	Totals *completion.Totals `json:"totals,omitempty"`
+}
+
+// listRuns serves one page of runs that list returns, with the totals
+// that totals returns when the query asks for them (totals=true).
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request,
-	list func(*completion.Service, context.Context, completion.ListParams) ([]*completion.Run, int, error)) error {
+	list func(*completion.Service, context.Context, completion.ListParams) ([]*completion.Run, int, error),
+	totals func(*completion.Service, context.Context, completion.ListParams) (*completion.Totals, error)) error {
 	svc, err := s.completionsService()
 	if err != nil {
 		return err
 	}
-	params, filters, objectLinks, err := runListQuery(r)
+	lr, err := runListQuery(r)
 	if err != nil {
 		return err
 	}
-	runs, total, err := list(svc, r.Context(), params)
+	runs, total, err := list(svc, r.Context(), lr.params)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, newPage(runs, total, nil, pageRequest{
-		Filters: filters, Limit: params.Limit, Offset: params.Offset, ObjectLinks: objectLinks,
-	}))
+	page := runPage{Page: newPage(runs, total, nil, pageRequest{
+		Filters: lr.filters, Limit: lr.params.Limit, Offset: lr.params.Offset, ObjectLinks: lr.objectLinks,
+	})}
+	if lr.totals {
+		if page.Totals, err = totals(svc, r.Context(), lr.params); err != nil {
+			return err
+		}
+	}
+	writeJSON(w, http.StatusOK, page)
 	return nil
 }
 

@@ -281,3 +281,38 @@ type FileRef struct {
 	Start      int    `json:"start"`
 	End        int    `json:"end"`
 }
+
+// RunPage is a page of runs (GET /v2/chat/completions, GET /v1/tasks);
+// Totals is present when the list was asked for them (totals=true).
+type RunPage struct {
+	Page[Run]
+	Totals *RunTotals `json:"totals,omitempty"`
+}
+
+// RunSum adds up runs: how many, their tokens, the sum of the costs that
+// are known (null when none is), and how many completed runs have no cost
+// because no price of their model is known.
+type RunSum struct {
+	Count        int   `json:"count"`
+	InputTokens  int64 `json:"inputTokens"`
+	OutputTokens int64 `json:"outputTokens"`
+	Cost         *Cost `json:"cost"`
+	Unpriced     int   `json:"unpriced"`
+}
+
+// RunGroupSum is the RunSum of the runs of one version of a canvas; both
+// ids are absent for tasks.
+type RunGroupSum struct {
+	CanvasID  string `json:"canvasId,omitempty"`
+	VersionID string `json:"versionId,omitempty"`
+	RunSum
+}
+
+// RunTotals sum every run a list selects, not only one page: in all, and
+// by canvas and version (at most 100 groups, the most runs first;
+// GroupCount counts them all).
+type RunTotals struct {
+	RunSum
+	Groups     []RunGroupSum `json:"groups"`
+	GroupCount int           `json:"groupCount"`
+}
