@@ -56,8 +56,10 @@ func (c *Client) CompleteAsync(ctx context.Context, req wire.CompletionRequest, 
 }
 
 // CompleteStream runs a canvas (req's Stream is set) and calls onText with
-// each piece of the answer as it is streamed. An error event of the stream
-// is returned as an *Error. Streams are not retried.
+// each piece of the answer's text as it is streamed; chunks without text
+// (pieces of tool calls, the last chunk with the finish reason, usage and
+// cost) are not passed on. An error event of the stream is returned as an
+// *Error. Streams are not retried.
 func (c *Client) CompleteStream(ctx context.Context, req wire.CompletionRequest, onText func(string) error, opts ...CallOption) error {
 	req.Stream, req.Async = true, false
 	var co callOptions
@@ -100,6 +102,10 @@ func (c *Client) CompleteStream(ctx context.Context, req wire.CompletionRequest,
 			return err
 		}
 		for _, ch := range chunk.Choices {
+			// A piece of a tool call, and the last chunk, carry no text.
+			if ch.Delta.Content.Text == "" {
+				continue
+			}
 			if err := onText(ch.Delta.Content.Text); err != nil {
 				return err
 			}

@@ -55,6 +55,20 @@ func TestClient_CompleteStream(t *testing.T) {
 		})
 	}
 
+	t.Run("PiecesWithoutText", func(t *testing.T) {
+		delta, _ := json.Marshal(wire.Chunk{ID: "r1", Object: wire.ChunkObject, Choices: []wire.ChunkChoice{{
+			Delta: wire.ChunkDelta{ToolCall: &wire.ToolCallDelta{ID: "call_1", Name: "f", Arguments: "{}"}}}}})
+		last, _ := json.Marshal(wire.Chunk{ID: "r1", Object: wire.ChunkObject, Choices: []wire.ChunkChoice{{
+			FinishReason: "stop"}}, Usage: &wire.Usage{InputTokens: 1, OutputTokens: 1}})
+		c := mustClient(t, sse([]string{"Hel", "lo"}, false, "data: "+string(delta)+"\n\ndata: "+string(last)+
+			"\n\ndata: [DONE]\n\n"), client.Options{})
+		var pieces []string
+		err := c.CompleteStream(ctx, req, func(s string) error { pieces = append(pieces, s); return nil })
+		if err != nil || strings.Join(pieces, "|") != "Hel|lo" {
+			t.Errorf("streamed %q, %v; want the two pieces of text alone", pieces, err)
+		}
+	})
+
 	t.Run("ErrorEvent", func(t *testing.T) {
 		body, _ := json.Marshal(wire.ErrorBody{Code: wire.CodeProvider, Message: "The model failed.", RequestID: "req-2"})
 		c := mustClient(t, sse([]string{"Hel"}, false, "event: error\ndata: "+string(body)+"\n\n"), client.Options{})

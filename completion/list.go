@@ -62,22 +62,9 @@ func (s *Service) list(ctx context.Context, kind string, params ListParams) ([]*
 	if err != nil {
 		return nil, 0, err
 	}
-	if params.Limit == 0 {
-		params.Limit = DefaultListLimit
-	}
-	if details := params.Check(); details != nil {
-		return nil, 0, canvas.Invalid("The run query is not valid.", details...)
-	}
-	if params.CanvasID != "" {
-		if _, err := s.canvas(ctx, p, params.CanvasID); err != nil {
-			return nil, 0, err
-		}
-	}
-	f := RunFilter{WorkspaceID: p.WorkspaceID, Kind: kind, CanvasID: params.CanvasID, VersionID: params.VersionID,
-		Status: params.Status, Since: params.Since, Until: params.Until, Scope: p.Scope(),
-		Limit: params.Limit, Offset: params.Offset}
-	if p.Restricted() {
-		f.Actor = p.Actor()
+	f, err := s.filter(ctx, p, kind, params)
+	if err != nil {
+		return nil, 0, err
 	}
 	runs, total, err := s.store.ListRuns(ctx, f)
 	if err != nil {
@@ -87,6 +74,29 @@ func (s *Service) list(ctx context.Context, kind string, params ListParams) ([]*
 		runs = []*Run{}
 	}
 	return runs, total, nil
+}
+
+// filter checks params and returns the filter of the runs of kind they
+// select for p.
+func (s *Service) filter(ctx context.Context, p *canvas.Principal, kind string, params ListParams) (RunFilter, error) {
+	if params.Limit == 0 {
+		params.Limit = DefaultListLimit
+	}
+	if details := params.Check(); details != nil {
+		return RunFilter{}, canvas.Invalid("The run query is not valid.", details...)
+	}
+	if params.CanvasID != "" {
+		if _, err := s.canvas(ctx, p, params.CanvasID); err != nil {
+			return RunFilter{}, err
+		}
+	}
+	f := RunFilter{WorkspaceID: p.WorkspaceID, Kind: kind, CanvasID: params.CanvasID, VersionID: params.VersionID,
+		Status: params.Status, Since: params.Since, Until: params.Until, Scope: p.Scope(),
+		Limit: params.Limit, Offset: params.Offset}
+	if p.Restricted() {
+		f.Actor = p.Actor()
+	}
+	return f, nil
 }
 
 // Check returns every problem of the parameters of a list, each at its

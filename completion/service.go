@@ -110,8 +110,10 @@ type RunParams struct {
 	Variables map[string]any
 	// Messages are appended to the version's messages as user messages.
 	Messages []string
-	// Conversation is appended after Messages with its own roles, unrendered:
-	// the messages of a test case.
+	// Conversation is appended after Messages with its own roles, tool
+	// calls and tool results, unrendered: the messages of a test case, or
+	// of a completion request whose messages have roles (all of them then
+	// come here, in order, so that none moves ahead of another).
 	Conversation []model.Message
 	// Settings override the version's configuration.
 	Settings *Settings

@@ -36,6 +36,10 @@ type Store interface {
 	// f selects in all, read in one snapshot. f.Limit and f.Offset are
 	// used as given.
 	ListRuns(ctx context.Context, f RunFilter) ([]*Run, int, error)
+	// RunTotals sums every run f selects, ignoring f.Limit and f.Offset,
+	// in all and by canvas and version (see Totals), in one read; it
+	// returns at most maxGroups groups.
+	RunTotals(ctx context.Context, f RunFilter, maxGroups int) (*Totals, error)
 }
 
 // RunFilter selects the runs of a workspace to list: those of one kind,

@@ -45,9 +45,11 @@ func queuesWork(doc any) bool {
 // accepted into the request. Numbers in variables become float64, as
 // json.Unmarshal makes them; a number no Go type holds (variables beyond
 // float64, a maxTokens that is not an int) is 422 at its member, as
-// unmarshalDetail words it. The structured output schema is kept as the
-// body's bytes, so that its members keep their order.
+// unmarshalDetail words it. The structured output schema and the arguments
+// of tool calls are kept as the body's bytes, so that their members keep
+// their order.
 func completionRequestOf(doc any, body []byte) (wire.CompletionRequest, error) {
+	var err error
 	m, _ := doc.(map[string]any)
 	req := wire.CompletionRequest{
 		CanvasID:        str(m, "canvas_id"),
@@ -67,9 +69,21 @@ func completionRequestOf(doc any, body []byte) (wire.CompletionRequest, error) {
 	}
 	if msgs, ok := m["messages"].([]any); ok {
 		req.Messages = make([]wire.CompletionMessage, 0, len(msgs))
-		for _, msg := range msgs {
+		var raw []json.RawMessage // the messages' bytes, read for tool calls only
+		for i, msg := range msgs {
 			mm, _ := msg.(map[string]any)
-			req.Messages = append(req.Messages, wire.CompletionMessage{Content: str(mm, "content")})
+			cm := wire.CompletionMessage{Role: str(mm, "role"), Content: str(mm, "content"), ToolCallID: str(mm, "toolCallId")}
+			if calls, ok := mm["toolCalls"].([]any); ok && len(calls) > 0 {
+				if raw == nil {
+					if raw, err = rawItems(body, "messages"); err != nil {
+						return req, canvas.Errorf(canvas.EBADREQUEST, "Request body is not valid JSON.")
+					}
+				}
+				if cm.ToolCalls, err = toolCallsOf(calls, raw[i]); err != nil {
+					return req, canvas.Errorf(canvas.EBADREQUEST, "Request body is not valid JSON.")
+				}
+			}
+			req.Messages = append(req.Messages, cm)
 		}
 	}
 	sm, ok := m["settings"].(map[string]any)
@@ -100,6 +114,9 @@ func completionRequestOf(doc any, body []byte) (wire.CompletionRequest, error) {
 		maxTokens := int(x)
 		st.MaxTokens = &maxTokens
 	}
+	if v, ok := sm["credentialId"].(string); ok {
+		st.CredentialID = &v
+	}
 	if so, ok := sm["structuredOutput"].(map[string]any); ok {
 		st.StructuredOutput = &wire.StructuredOutput{Enabled: boolean(so, "enabled")}
 		if _, ok := so["schema"]; ok {
@@ -112,6 +129,37 @@ func completionRequestOf(doc any, body []byte) (wire.CompletionRequest, error) {
 	}
 	req.Settings = st
 	return req, nil
+}
+
+// toolCallsOf reads the tool calls of an assistant message: calls as
+// parsed, and the message's bytes, which keep each call's arguments as the
+// body wrote them.
+func toolCallsOf(calls []any, msg json.RawMessage) ([]wire.ToolCall, error) {
+	raw, err := rawItems(msg, "toolCalls")
+	if err != nil || len(raw) != len(calls) {
+		return nil, errors.New("tool calls do not match")
+	}
+	out := make([]wire.ToolCall, 0, len(calls))
+	for i, c := range calls {
+		cm, _ := c.(map[string]any)
+		args, err := rawMember(raw[i], "arguments")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, wire.ToolCall{ID: str(cm, "id"), Name: str(cm, "name"), Arguments: args})
+	}
+	return out, nil
+}
+
+// rawItems returns the bytes of each item of the array at path in body, a
+// JSON object (rawMember).
+func rawItems(body []byte, path ...string) ([]json.RawMessage, error) {
+	raw, err := rawMember(body, path...)
+	if err != nil {
+		return nil, err
+	}
+	var items []json.RawMessage
+	return items, json.Unmarshal(raw, &items)
 }
 
 func str(m map[string]any, name string) string {

@@ -42,8 +42,18 @@ func TestDecodeCompletion_SameAsDecodeJSON(t *testing.T) {
 		"VariableOutOfRange":    `{"canvas_id": ` + id + `, "variables": {"x": [1, 2e400]}}`,
 		"Invalid":               `{"canvas_id": "nope", "stream": "yes", "messages": [{}], "settings": {"temperature": 3}}`,
 		"EnvironmentAndVersion": `{"canvas_id": ` + id + `, "environment_name": "production", "version_id": ` + id + `}`,
-		"NotAnObject":           `[]`,
-		"Null":                  `null`,
+		"ToolLoop": `{"canvas_id": ` + id + `, "messages": [{"content": "plain"}, {"role": "system", "content": "s"},
+			{"role": "assistant", "toolCalls": [{"id": "c1", "name": "f", "arguments": {"z": 1, "a": [1.50, "x"]}},
+				{"id": "c2", "name": "g", "arguments": {}, "arguments": { "last" : true }}]},
+			{"role": "tool", "toolCallId": "c1", "content": "{\"ok\":true}"}, {"role": "user", "content": "u"}],
+			"settings": {"credentialId": ` + id + `}}`,
+		"ToolMessageWithoutCall":     `{"canvas_id": ` + id + `, "messages": [{"role": "tool", "content": "x"}]}`,
+		"AssistantWithoutAnything":   `{"canvas_id": ` + id + `, "messages": [{"role": "assistant"}]}`,
+		"UserWithToolCalls":          `{"canvas_id": ` + id + `, "messages": [{"content": "x", "toolCalls": [{"id": "c", "name": "f", "arguments": {}}]}]}`,
+		"ToolCallArgumentsNotObject": `{"canvas_id": ` + id + `, "messages": [{"role": "assistant", "toolCalls": [{"id": "c", "name": "f", "arguments": "{}"}]}]}`,
+		"CredentialNotUUID":          `{"canvas_id": ` + id + `, "settings": {"credentialId": "key"}}`,
+		"NotAnObject":                `[]`,
+		"Null":                       `null`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			var want wire.CompletionRequest

@@ -23,13 +23,22 @@ func (s *Server) registerCompletionRoutes() {
 	s.route("GET /v2/chat/completions/{id}", s.handleGetCompletion)
 }
 
-// runListQuery reads the query of a run list (GET /v2/chat/completions,
-// GET /v1/tasks): its filters, as the page links repeat them, and its page
-// bounds. The service checks the values, so that one 422 lists each
-// problem.
-func runListQuery(r *http.Request) (completion.ListParams, []pageParam, bool, error) {
+// runListRequest is what a run list (GET /v2/chat/completions, GET
+// /v1/tasks) was asked for: its filters and page bounds, its filters as
+// the page links repeat them, whether links are objects, and whether the
+// page carries the totals of the whole list.
+type runListRequest struct {
+	params      completion.ListParams
+	filters     []pageParam
+	objectLinks bool
+	totals      bool
+}
+
+// runListQuery reads the query of a run list. The service checks the
+// values, so that one 422 lists each problem.
+func runListQuery(r *http.Request) (runListRequest, error) {
 	q := newQuery(r)
-	params := completion.ListParams{
+	lr := runListRequest{params: completion.ListParams{
 		CanvasID:  q.String("canvasId", false),
 		VersionID: q.String("versionId", false),
 		Status:    q.String("status", false),
@@ -37,48 +46,63 @@ func runListQuery(r *http.Request) (completion.ListParams, []pageParam, bool, er
 		Until:     q.Time("until"),
 		Limit:     q.Int("limit", completion.DefaultListLimit),
 		Offset:    q.Int("offset", 0),
+	}}
+	lr.objectLinks = q.Bool("objectLinks", false)
+	lr.totals = q.Bool("totals", false)
+	if err := q.ErrWith(lr.params.Check()); err != nil {
+		return lr, err
 	}
-	objectLinks := q.Bool("objectLinks", false)
-	if err := q.ErrWith(params.Check()); err != nil {
-		return params, nil, false, err
+	if lr.params.Limit == 0 {
+		lr.params.Limit = completion.DefaultListLimit
 	}
-	if params.Limit == 0 {
-		params.Limit = completion.DefaultListLimit
-	}
-	var filters []pageParam
 	for _, name := range []string{"canvasId", "versionId", "status", "since", "until"} {
 		if v := r.URL.Query().Get(name); v != "" {
-			filters = append(filters, pageParam{name, v})
+			lr.filters = append(lr.filters, pageParam{name, v})
 		}
 	}
-	return params, filters, objectLinks, nil
+	return lr, nil
 }
 
 // handleListCompletions serves one page of the workspace's completion runs
 // in the pagination envelope, newest first; each item is a run as GET
 // /v2/chat/completions/{id} answers it.
 func (s *Server) handleListCompletions(w http.ResponseWriter, r *http.Request) error {
-	return s.listRuns(w, r, (*completion.Service).ListRuns)
+	return s.listRuns(w, r, (*completion.Service).ListRuns, (*completion.Service).RunTotals)
 }
 
-// listRuns serves one page of runs that list returns.
+// runPage is the envelope of a run list: a page, and the totals of the
+// whole list when they were asked for.
+type runPage struct {
+	wire.Page[*completion.Run]
+	Totals *completion.Totals `json:"totals,omitempty"`
+}
+
+// listRuns serves one page of runs that list returns, with the totals
+// that totals returns when the query asks for them (totals=true).
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request,
-	list func(*completion.Service, context.Context, completion.ListParams) ([]*completion.Run, int, error)) error {
+	list func(*completion.Service, context.Context, completion.ListParams) ([]*completion.Run, int, error),
+	totals func(*completion.Service, context.Context, completion.ListParams) (*completion.Totals, error)) error {
 	svc, err := s.completionsService()
 	if err != nil {
 		return err
 	}
-	params, filters, objectLinks, err := runListQuery(r)
+	lr, err := runListQuery(r)
 	if err != nil {
 		return err
 	}
-	runs, total, err := list(svc, r.Context(), params)
+	runs, total, err := list(svc, r.Context(), lr.params)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, newPage(runs, total, nil, pageRequest{
-		Filters: filters, Limit: params.Limit, Offset: params.Offset, ObjectLinks: objectLinks,
-	}))
+	page := runPage{Page: newPage(runs, total, nil, pageRequest{
+		Filters: lr.filters, Limit: lr.params.Limit, Offset: lr.params.Offset, ObjectLinks: lr.objectLinks,
+	})}
+	if lr.totals {
+		if page.Totals, err = totals(svc, r.Context(), lr.params); err != nil {
+			return err
+		}
+	}
+	writeJSON(w, http.StatusOK, page)
 	return nil
 }
 
@@ -134,9 +158,7 @@ func (s *Server) handleCreateCompletion(w http.ResponseWriter, r *http.Request) 
 		ApplicationID: req.ApplicationID, Variables: req.Variables, Settings: completionSettings(req.Settings),
 		Async: req.Async, WebhookURL: req.WebhookURL, ForwardHeaders: webhook.ForwardedHeaders(r.Header),
 	}
-	for _, m := range req.Messages {
-		params.Messages = append(params.Messages, m.Content)
-	}
+	params.Messages, params.Conversation = requestMessages(req.Messages)
 	if req.Stream && !req.Async && req.WebhookURL == "" {
 		return s.streamCompletion(w, r, svc, params)
 	}
@@ -221,7 +243,9 @@ func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, svc *c
 	if !sw.started && pausedWorkflow(w, run) {
 		return nil
 	}
-	sw.start()
+	if err := sw.final(run.Result); err != nil {
+		return nil // the client is gone; the run is recorded
+	}
 	_ = sw.event("", []byte("[DONE]"))
 	return nil
 }
@@ -248,16 +272,59 @@ func (sw *sseWriter) start() {
 	sw.w.WriteHeader(http.StatusOK)
 }
 
-// chunk writes one piece of output as a chunk event and flushes it; its
-// error (the client went away) stops the model.
+// chunk writes one piece of output, text or a piece of a tool call, as a
+// chunk event and flushes it; its error (the client went away) stops the
+// model.
 func (sw *sseWriter) chunk(c model.Chunk) error {
+	delta := wire.ChunkDelta{Content: wire.Content{Text: c.Text}}
+	if d := c.ToolCall; d != nil {
+		delta.ToolCall = &wire.ToolCallDelta{Index: d.Index, ID: d.ID, Name: d.Name, Arguments: d.Arguments}
+	}
 	b, err := json.Marshal(wire.Chunk{ID: sw.id, Object: completion.ChunkObject, Created: sw.created,
-		Choices: []wire.ChunkChoice{{Delta: wire.ChunkDelta{Content: wire.Content{Text: c.Text}}}}})
+		Choices: []wire.ChunkChoice{{Delta: delta}}})
 	if err != nil {
 		return err
 	}
 	sw.start()
 	return sw.event("", b)
+}
+
+// finalChunk is the last chunk of a stream, whose cost is null rather than
+// absent when no price is known.
+type finalChunk struct {
+	wire.Chunk
+	Cost *wire.Cost `json:"cost"`
+}
+
+// final writes the last chunk event of a finished run: no piece of
+// output, but the finish reason, the whole tool calls, the usage and the
+// cost of res (nothing more when res is nil).
+func (sw *sseWriter) final(res *completion.Response) error {
+	sw.start()
+	if res == nil || len(res.Choices) == 0 {
+		return nil
+	}
+	choice := res.Choices[0]
+	c := finalChunk{Chunk: wire.Chunk{ID: sw.id, Object: completion.ChunkObject, Created: sw.created,
+		Choices: []wire.ChunkChoice{{FinishReason: choice.FinishReason, ToolCalls: wireToolCalls(choice.Message.ToolCalls)}},
+		Usage:   &wire.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens}}}
+	if res.Cost != nil {
+		c.Cost = &wire.Cost{Input: res.Cost.Input, Output: res.Cost.Output, Total: res.Cost.Total, Currency: res.Cost.Currency}
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	return sw.event("", b)
+}
+
+// wireToolCalls returns calls as the wire writes them.
+func wireToolCalls(calls []model.ToolCall) []wire.ToolCall {
+	var out []wire.ToolCall
+	for _, c := range calls {
+		out = append(out, wire.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	return out
 }
 
 // event writes one event (named when name is set) and flushes it.
@@ -275,13 +342,43 @@ func (sw *sseWriter) event(name string, data []byte) error {
 	return sw.rc.Flush()
 }
 
+// requestMessages returns a request's messages as the service takes them:
+// plain user contents when none has a role, else every message in
+// Conversation with its role (a plain one as a user message), so that
+// messages of both kinds keep their order.
+func requestMessages(msgs []wire.CompletionMessage) (plain []string, conv []model.Message) {
+	roles := false
+	for _, m := range msgs {
+		roles = roles || m.Role != ""
+	}
+	if !roles {
+		for _, m := range msgs {
+			plain = append(plain, m.Content)
+		}
+		return plain, nil
+	}
+	conv = make([]model.Message, 0, len(msgs))
+	for _, m := range msgs {
+		mm := model.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		if mm.Role == "" {
+			mm.Role = canvas.RoleUser
+		}
+		for _, c := range m.ToolCalls {
+			mm.ToolCalls = append(mm.ToolCalls, model.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		}
+		conv = append(conv, mm)
+	}
+	return nil, conv
+}
+
 // completionSettings returns a request's settings as the service takes
 // them.
 func completionSettings(st *wire.Settings) *completion.Settings {
 	if st == nil {
 		return nil
 	}
-	out := &completion.Settings{Model: st.Model, Temperature: st.Temperature, MaxTokens: st.MaxTokens, TopP: st.TopP}
+	out := &completion.Settings{Model: st.Model, Temperature: st.Temperature, MaxTokens: st.MaxTokens, TopP: st.TopP,
+		CredentialID: st.CredentialID}
 	if so := st.StructuredOutput; so != nil {
 		out.StructuredOutput = &canvas.StructuredOutput{Enabled: so.Enabled, Schema: so.Schema}
 	}

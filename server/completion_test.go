@@ -297,7 +297,7 @@ func TestCompletion_Stream(t *testing.T) {
 			assert.Equal(t, id, c.ID, "every chunk carries the run id")
 			text.WriteString(c.Choices[0].Delta.Content.Text)
 		}
-		assert.Len(t, events, 6, "one event per word, then [DONE]")
+		assert.Len(t, events, 7, "one event per word, the last chunk, then [DONE]")
 		assert.Equal(t, "Prompt 1 for Ada Lovelace", text.String())
 		rec := e.Do(http.MethodGet, completionsPath+"/"+id, e.Editor, nil).Map(t)
 		assert.Equal(t, completion.StatusCompleted, rec["status"])

@@ -160,6 +160,7 @@ func TestGeneration_Run(t *testing.T) {
 		got := g.Map(t)
 		assert.Equal(t, testcase.GenerationInitializing, got["status"])
 		assert.Nil(t, got["output"])
+		assert.Nil(t, got["cost"])
 		assert.Nil(t, got["completedAt"])
 		assert.Equal(t, res["executionId"], got["executionId"])
 		assert.Equal(t, v1.ID, got["promptVersionId"])
@@ -171,6 +172,8 @@ func TestGeneration_Run(t *testing.T) {
 		assert.Equal(t, "Prompt 1 for Ada", got["output"])
 		assert.Equal(t, true, got["passed"], "exact match, surrounding white space trimmed")
 		assert.Equal(t, map[string]any{"inputTokens": 4.0, "outputTokens": 4.0}, got["usage"])
+		assert.Equal(t, map[string]any{"input": 0.0, "output": 0.0, "total": 0.0, "currency": "USD"}, got["cost"],
+			"the run's cost: echo's price is zero")
 		assert.GreaterOrEqual(t, got["latencyMs"], 0.0)
 		assert.Nil(t, got["error"])
 		assert.NotNil(t, got["completedAt"])

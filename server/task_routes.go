@@ -20,7 +20,7 @@ func (s *Server) registerTaskRoutes() {
 // pagination envelope, newest first; each item is a task as GET
 // /v1/tasks/{id} answers it.
 func (s *Server) handleListTasks(w http.ResponseWriter, r *http.Request) error {
-	return s.listRuns(w, r, (*completion.Service).ListTasks)
+	return s.listRuns(w, r, (*completion.Service).ListTasks, (*completion.Service).TaskTotals)
 }
 
 // handleCreateTask queues a task (wire.TaskRequest): 202 wire.Accepted

@@ -687,13 +687,16 @@ func TestWorkflow_Completion(t *testing.T) {
 		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 		assert.Equal(t, "text/event-stream", r.Header.Get("Content-Type"))
 		events := sseEvents(t, r.Body)
-		require.Len(t, events, 2, "one chunk with the output, then [DONE]")
+		require.Len(t, events, 3, "one chunk with the output, the last chunk, then [DONE]")
 		var chunk streamChunk
 		require.NoError(t, json.Unmarshal([]byte(events[0].Data), &chunk), events[0].Data)
 		assert.Equal(t, "chat.completion.chunk", chunk.Object)
 		require.Len(t, chunk.Choices, 1)
 		assert.Equal(t, "Hello Ada", chunk.Choices[0].Delta.Content.Text)
-		assert.Equal(t, "[DONE]", events[1].Data)
+		var last map[string]any
+		require.NoError(t, json.Unmarshal([]byte(events[1].Data), &last), events[1].Data)
+		assert.Equal(t, "stop", last["choices"].([]any)[0].(map[string]any)["finishReason"])
+		assert.Equal(t, "[DONE]", events[2].Data)
 		assert.Equal(t, workflow.StatusCompleted, e.waitStatus(t, chunk.ID, workflow.StatusCompleted)["status"])
 	})
 	t.Run("StreamPaused", func(t *testing.T) {

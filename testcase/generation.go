@@ -3,6 +3,8 @@ package testcase
 import (
 	"context"
 	"time"
+
+	"github.com/promptcanvas/promptcanvas/model"
 )
 
 // Generation statuses. A generation is created initializing, in the same
@@ -39,7 +41,10 @@ type Generation struct {
 	Output          *string          `json:"output"`
 	Error           *GenerationError `json:"error"`
 	Usage           *Usage           `json:"usage"`
-	LatencyMs       *int64           `json:"latencyMs"`
+	// Cost is what the generation's model call cost, nil when no price of
+	// the model is known or the model was not called.
+	Cost      *model.Cost `json:"cost"`
+	LatencyMs *int64      `json:"latencyMs"`
 	// Passed is set when the test case has an expected output and the
 	// generation completed; nil otherwise.
 	Passed      *bool      `json:"passed"`

@@ -146,12 +146,13 @@ func (s *GenerationService) HandleJob(ctx context.Context, j *queue.Job) error {
 }
 
 // finishGeneration sets g's outcome from the run and its error: completed
-// with the output, graded against tc, or failed with the error; usage and
-// latency whenever the model was called.
+// with the output, graded against tc, or failed with the error; usage,
+// cost and latency whenever the model was called.
 func finishGeneration(g *Generation, tc *TestCase, run *completion.Run, err error) {
 	if run != nil {
 		latency := run.LatencyMs
 		g.Usage = &Usage{InputTokens: run.Usage.InputTokens, OutputTokens: run.Usage.OutputTokens}
+		g.Cost = run.Cost
 		g.LatencyMs = &latency
 	}
 	if err != nil || run == nil || run.Result == nil || len(run.Result.Choices) == 0 {

@@ -1,6 +1,9 @@
 package wire
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Completion run kinds and statuses.
 const (
@@ -39,9 +42,49 @@ type CompletionRequest struct {
 	Settings        *Settings           `json:"settings,omitempty"`
 }
 
-// CompletionMessage is a message added after the version's own.
+// CompletionMessage is a message added after the version's own: a user
+// message when Role is empty, else a message of that role (RoleSystem,
+// RoleUser, RoleAssistant or RoleTool). An assistant message may carry the
+// tool calls the model made (ToolCalls), and a tool message answers the
+// call ToolCallID with its Content, so that a client runs a tool loop.
 type CompletionMessage struct {
-	Content string `json:"content"`
+	Role       string     `json:"role,omitempty"`
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
+	ToolCallID string     `json:"toolCallId,omitempty"`
+}
+
+// RoleTool is the role of a message that answers a tool call.
+const RoleTool = "tool"
+
+// FinishToolCalls is the finish reason of an answer that calls tools.
+const FinishToolCalls = "tool_calls"
+
+// ToolCall is one call of a declared function by the model: its id, the
+// function's name and its arguments (a JSON object).
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// ToolCallDelta is a piece of a streamed tool call: Index tells the calls
+// of one answer apart, the first piece of a call carries its ID and Name,
+// and Arguments the next piece of the arguments' JSON text.
+type ToolCallDelta struct {
+	Index     int    `json:"index"`
+	ID        string `json:"id,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments,omitempty"`
+}
+
+// Cost is what a run cost, in Currency ("USD"); null where no price of its
+// model is known.
+type Cost struct {
+	Input    float64 `json:"input"`
+	Output   float64 `json:"output"`
+	Total    float64 `json:"total"`
+	Currency string  `json:"currency"`
 }
 
 // Settings override a version's model configuration for one run; absent
@@ -52,6 +95,8 @@ type Settings struct {
 	MaxTokens        *int              `json:"maxTokens,omitempty"`
 	TopP             *float64          `json:"topP,omitempty"`
 	StructuredOutput *StructuredOutput `json:"structuredOutput,omitempty"`
+	// CredentialID runs on that credential of the workspace.
+	CredentialID *string `json:"credentialId,omitempty"`
 }
 
 // Accepted is the 202 answer to an asynchronous completion (Object
@@ -75,13 +120,15 @@ type TaskRequest struct {
 // Response is the answer of a completion: the 200 of a synchronous one, and
 // a finished run's Result.
 type Response struct {
-	ID        string   `json:"id"`
-	Object    string   `json:"object"`
-	Created   int64    `json:"created"`
-	Choices   []Choice `json:"choices"`
-	Usage     Usage    `json:"usage"`
-	VersionID string   `json:"versionId,omitempty"`
-	Model     string   `json:"model,omitempty"`
+	ID      string   `json:"id"`
+	Object  string   `json:"object"`
+	Created int64    `json:"created"`
+	Choices []Choice `json:"choices"`
+	Usage   Usage    `json:"usage"`
+	// Cost is null when no price of the model that answered is known.
+	Cost      *Cost  `json:"cost"`
+	VersionID string `json:"versionId,omitempty"`
+	Model     string `json:"model,omitempty"`
 }
 
 // Choice is one answer of the model.
@@ -91,10 +138,12 @@ type Choice struct {
 	FinishReason string        `json:"finishReason,omitempty"`
 }
 
-// ChoiceMessage is the message of a choice.
+// ChoiceMessage is the message of a choice; ToolCalls are the calls the
+// model made (FinishReason FinishToolCalls).
 type ChoiceMessage struct {
-	Role    string  `json:"role"`
-	Content Content `json:"content"`
+	Role      string     `json:"role"`
+	Content   Content    `json:"content"`
+	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
 }
 
 // Content is the text of a message or of a stream chunk.
@@ -108,25 +157,35 @@ type Usage struct {
 	OutputTokens int `json:"outputTokens"`
 }
 
-// Chunk is the data of one event of a streamed completion; the stream
-// ends with the data "[DONE]", or with an "error" event whose data is an
-// ErrorBody.
+// Chunk is the data of one event of a streamed completion. Each chunk
+// carries a piece of text or of a tool call in its choice's Delta; the
+// last chunk, the one with Usage, carries no piece but the choice's
+// FinishReason and whole ToolCalls, the Usage and the Cost (null when no
+// price is known). The stream then ends with the data "[DONE]"; a failure
+// ends it with an "error" event whose data is an ErrorBody instead.
 type Chunk struct {
 	ID      string        `json:"id"`
 	Object  string        `json:"object"`
 	Created int64         `json:"created"`
 	Choices []ChunkChoice `json:"choices"`
+	Usage   *Usage        `json:"usage,omitempty"`
+	Cost    *Cost         `json:"cost,omitempty"`
 }
 
-// ChunkChoice is one choice of a Chunk.
+// ChunkChoice is one choice of a Chunk; FinishReason and ToolCalls are set
+// on the last chunk only.
 type ChunkChoice struct {
-	Index int        `json:"index"`
-	Delta ChunkDelta `json:"delta"`
+	Index        int        `json:"index"`
+	Delta        ChunkDelta `json:"delta"`
+	FinishReason string     `json:"finishReason,omitempty"`
+	ToolCalls    []ToolCall `json:"toolCalls,omitempty"`
 }
 
-// ChunkDelta is the piece of output a ChunkChoice carries.
+// ChunkDelta is the piece of output a ChunkChoice carries: text, or a
+// piece of a tool call (ToolCall, with an empty text).
 type ChunkDelta struct {
-	Content Content `json:"content"`
+	Content  Content        `json:"content"`
+	ToolCall *ToolCallDelta `json:"toolCall,omitempty"`
 }
 
 // Run is a completion or task run (GET /v2/chat/completions/{id}, GET
@@ -149,12 +208,19 @@ type Run struct {
 	Result         *Response    `json:"result,omitempty"`
 	Error          *RunError    `json:"error,omitempty"`
 	Usage          Usage        `json:"usage"`
-	LatencyMs      int64        `json:"latencyMs"`
-	WebhookURL     string       `json:"webhookUrl,omitempty"`
-	CreatedBy      string       `json:"createdBy"`
-	CreatedAt      time.Time    `json:"createdAt"`
-	UpdatedAt      time.Time    `json:"updatedAt"`
-	CompletedAt    *time.Time   `json:"completedAt"`
+	// Cost is null when no price of the run's model is known, or before
+	// it ran.
+	Cost      *Cost `json:"cost"`
+	LatencyMs int64 `json:"latencyMs"`
+	// CredentialID and Provider say who answered: a credential of the
+	// workspace and its provider; empty for the server's own back ends.
+	CredentialID string     `json:"credentialId,omitempty"`
+	Provider     string     `json:"provider,omitempty"`
+	WebhookURL   string     `json:"webhookUrl,omitempty"`
+	CreatedBy    string     `json:"createdBy"`
+	CreatedAt    time.Time  `json:"createdAt"`
+	UpdatedAt    time.Time  `json:"updatedAt"`
+	CompletedAt  *time.Time `json:"completedAt"`
 }
 
 // RunError is why a run failed.
@@ -164,7 +230,9 @@ type RunError struct {
 	Details []Detail `json:"details,omitempty"`
 }
 
-// ModelRequest is what a run asked the model.
+// ModelRequest is what a run asked the model: the messages, the settings,
+// the functions it may call and who serves it (Provider and CredentialID,
+// empty for the server's own back ends), with the fallbacks.
 type ModelRequest struct {
 	Messages         []ModelMessage    `json:"messages"`
 	Model            string            `json:"model"`
@@ -172,13 +240,37 @@ type ModelRequest struct {
 	MaxTokens        *int              `json:"maxTokens,omitempty"`
 	TopP             *float64          `json:"topP,omitempty"`
 	StructuredOutput *StructuredOutput `json:"structuredOutput,omitempty"`
+	Tools            []Function        `json:"tools,omitempty"`
+	// ToolChoice is "auto", "none", "required" or {"name": ...}.
+	ToolChoice   json.RawMessage `json:"toolChoice,omitempty"`
+	Provider     string          `json:"provider,omitempty"`
+	CredentialID string          `json:"credentialId,omitempty"`
+	Fallbacks    []ModelTarget   `json:"fallbacks,omitempty"`
 }
 
-// ModelMessage is one rendered message sent to the model.
+// Function is a function a version declares (configuration.functions):
+// Parameters is a JSON Schema object.
+type Function struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+// ModelTarget is a model and who serves it.
+type ModelTarget struct {
+	Model        string `json:"model"`
+	Provider     string `json:"provider,omitempty"`
+	CredentialID string `json:"credentialId,omitempty"`
+}
+
+// ModelMessage is one rendered message sent to the model, with the tool
+// calls of an assistant message and the call a tool message answers.
 type ModelMessage struct {
-	Role     string    `json:"role"`
-	Content  string    `json:"content"`
-	FileRefs []FileRef `json:"fileRefs,omitempty"`
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	FileRefs   []FileRef  `json:"fileRefs,omitempty"`
+	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
+	ToolCallID string     `json:"toolCallId,omitempty"`
 }
 
 // FileRef is where a file variable's value sits in a rendered message.
@@ -188,4 +280,39 @@ type FileRef struct {
 	Multimodal bool   `json:"multimodal,omitempty"`
 	Start      int    `json:"start"`
 	End        int    `json:"end"`
+}
+
+// RunPage is a page of runs (GET /v2/chat/completions, GET /v1/tasks);
+// Totals is present when the list was asked for them (totals=true).
+type RunPage struct {
+	Page[Run]
+	Totals *RunTotals `json:"totals,omitempty"`
+}
+
+// RunSum adds up runs: how many, their tokens, the sum of the costs that
+// are known (null when none is), and how many completed runs have no cost
+// because no price of their model is known.
+type RunSum struct {
+	Count        int   `json:"count"`
+	InputTokens  int64 `json:"inputTokens"`
+	OutputTokens int64 `json:"outputTokens"`
+	Cost         *Cost `json:"cost"`
+	Unpriced     int   `json:"unpriced"`
+}
+
+// RunGroupSum is the RunSum of the runs of one version of a canvas; both
+// ids are absent for tasks.
+type RunGroupSum struct {
+	CanvasID  string `json:"canvasId,omitempty"`
+	VersionID string `json:"versionId,omitempty"`
+	RunSum
+}
+
+// RunTotals sum every run a list selects, not only one page: in all, and
+// by canvas and version (at most 100 groups, the most runs first;
+// GroupCount counts them all).
+type RunTotals struct {
+	RunSum
+	Groups     []RunGroupSum `json:"groups"`
+	GroupCount int           `json:"groupCount"`
 }

@@ -128,11 +128,14 @@ type Generation struct {
 	Output          *string          `json:"output"`
 	Error           *GenerationError `json:"error"`
 	Usage           *Usage           `json:"usage"`
-	LatencyMs       *int64           `json:"latencyMs"`
-	Passed          *bool            `json:"passed"`
-	CreatedAt       time.Time        `json:"createdAt"`
-	UpdatedAt       time.Time        `json:"updatedAt"`
-	CompletedAt     *time.Time       `json:"completedAt"`
+	// Cost is null when no price of the model is known or the model was
+	// not called.
+	Cost        *Cost      `json:"cost"`
+	LatencyMs   *int64     `json:"latencyMs"`
+	Passed      *bool      `json:"passed"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	UpdatedAt   time.Time  `json:"updatedAt"`
+	CompletedAt *time.Time `json:"completedAt"`
 }
 
 // GenerationError is why a generation failed.

@@ -15,7 +15,7 @@ var _ testcase.GenerationStore = (*Store)(nil)
 
 // generationCols are the columns scanGeneration reads, in order.
 const generationCols = `id, workspace_id, test_case_id, prompt_id, prompt_version_id, execution_id, status,
-	output, error, usage, latency_ms, passed, created_at, updated_at, completed_at`
+	output, error, usage, latency_ms, passed, created_at, updated_at, completed_at, cost`
 
 // qGetGeneration reads a generation by workspace and id.
 const qGetGeneration = `SELECT ` + generationCols + ` FROM generations WHERE workspace_id = ? AND id = ?`
@@ -27,7 +27,7 @@ func scanGeneration(r Row) (*testcase.Generation, error) {
 	var g testcase.Generation
 	err := r.Scan(&g.ID, &g.WorkspaceID, &g.TestCaseID, &g.PromptID, &g.PromptVersionID, &g.ExecutionID,
 		&g.Status, &g.Output, jsonCol{&g.Error}, jsonCol{&g.Usage}, &g.LatencyMs, &g.Passed,
-		&g.CreatedAt, &g.UpdatedAt, &g.CompletedAt)
+		&g.CreatedAt, &g.UpdatedAt, &g.CompletedAt, jsonCol{&g.Cost})
 	return &g, err
 }
 
@@ -52,6 +52,7 @@ func (s *Store) CreateGenerations(ctx context.Context, gens []*testcase.Generati
 			}
 			g.Status, g.CreatedAt, g.UpdatedAt = testcase.GenerationInitializing, tx.Now, tx.Now
 			g.Output, g.Error, g.Usage, g.LatencyMs, g.Passed, g.CompletedAt = nil, nil, nil, nil, nil, nil
+			g.Cost = nil
 			if _, err := tx.Exec(ctx, `INSERT INTO generations (id, workspace_id, test_case_id, prompt_id,
 				prompt_version_id, execution_id, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				g.ID, g.WorkspaceID, g.TestCaseID, g.PromptID, g.PromptVersionID, g.ExecutionID, g.Status,
@@ -146,6 +147,10 @@ func (s *Store) FinishGeneration(ctx context.Context, g *testcase.Generation, ou
 	if err != nil {
 		return err
 	}
+	cost, err := jsonOrNull(g.Cost, g.Cost == nil)
+	if err != nil {
+		return err
+	}
 	var latency, passed any
 	if g.LatencyMs != nil {
 		latency = *g.LatencyMs
@@ -155,9 +160,9 @@ func (s *Store) FinishGeneration(ctx context.Context, g *testcase.Generation, ou
 	}
 	var at time.Time
 	err = s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
-		n, err := tx.Exec(ctx, `UPDATE generations SET status = ?, output = ?, error = ?, usage = ?, latency_ms = ?,
-			passed = ?, updated_at = ?, completed_at = ? WHERE workspace_id = ? AND id = ? AND `+liveGeneration,
-			g.Status, nullString(g.Output), genErr, usage, latency, passed, tx.Now, tx.Now, g.WorkspaceID, g.ID)
+		n, err := tx.Exec(ctx, `UPDATE generations SET status = ?, output = ?, error = ?, usage = ?, cost = ?,
+			latency_ms = ?, passed = ?, updated_at = ?, completed_at = ? WHERE workspace_id = ? AND id = ? AND `+liveGeneration,
+			g.Status, nullString(g.Output), genErr, usage, cost, latency, passed, tx.Now, tx.Now, g.WorkspaceID, g.ID)
 		if err := changedOne(ctx, tx, n, err, g.WorkspaceID, g.ID); err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
@@ -235,6 +236,14 @@ func (s *Store) FinishRun(ctx context.Context, p completion.FinishRunParams) err
 // how many f selects in all, read in one snapshot. The index runs_kind
 // serves a kind's runs in order.
 func (s *Store) ListRuns(ctx context.Context, f completion.RunFilter) ([]*completion.Run, int, error) {
+	where, args := s.runWhere(f)
+	return listPage(ctx, s, listQuery{cols: runCols, from: `runs r`, where: where, args: args,
+		order: `r.created_at DESC, ` + s.d.runSeq() + ` DESC`, limit: f.Limit, offset: f.Offset}, func(r Rows) (*completion.Run, error) { return scanRun(r) })
+}
+
+// runWhere returns the condition on runs r, with its arguments, of the
+// runs f selects (ignoring its page bounds).
+func (s *Store) runWhere(f completion.RunFilter) (string, []any) {
 	where := `r.workspace_id = ? AND r.kind = ?`
 	args := []any{f.WorkspaceID, f.Kind}
 	for _, c := range []struct{ col, v string }{{"r.canvas_id", f.CanvasID}, {"r.version_id", f.VersionID}, {"r.status", f.Status}} {
@@ -251,6 +260,58 @@ func (s *Store) ListRuns(ctx context.Context, f completion.RunFilter) ([]*comple
 		args = append(args, f.Actor)
 	}
 	where += ` AND ((r.canvas_id <> '' AND ` + reach + `) OR (` + noCanvas + `))`
-	return listPage(ctx, s, listQuery{cols: runCols, from: `runs r`, where: where, args: args,
-		order: `r.created_at DESC, ` + s.d.runSeq() + ` DESC`, limit: f.Limit, offset: f.Offset}, func(r Rows) (*completion.Run, error) { return scanRun(r) })
+	return where, args
+}
+
+// qRunTotals sums the runs of a filter (the WHERE clause is appended) by
+// canvas and version, and over every group with window functions on the
+// groups' sums, so that one query bounded by its LIMIT answers both. A
+// completed run without a cost is unpriced. Sums of integers are cast to
+// BIGINT, which Postgres would otherwise make numeric.
+const qRunTotals = `SELECT r.canvas_id, r.version_id, COUNT(*), CAST(SUM(r.input_tokens) AS BIGINT),
+	CAST(SUM(r.output_tokens) AS BIGINT), SUM(r.cost_input), SUM(r.cost_output), SUM(r.cost_total),
+	CAST(SUM(` + unpriced + `) AS BIGINT),
+	COUNT(*) OVER (), CAST(SUM(COUNT(*)) OVER () AS BIGINT), CAST(SUM(SUM(r.input_tokens)) OVER () AS BIGINT),
+	CAST(SUM(SUM(r.output_tokens)) OVER () AS BIGINT), SUM(SUM(r.cost_input)) OVER (),
+	SUM(SUM(r.cost_output)) OVER (), SUM(SUM(r.cost_total)) OVER (), CAST(SUM(SUM(` + unpriced + `)) OVER () AS BIGINT)
+	FROM runs r WHERE `
+
+// unpriced is 1 for a run of runs r that completed without a cost.
+const unpriced = `CASE WHEN r.status = '` + completion.StatusCompleted + `' AND r.cost_total IS NULL THEN 1 ELSE 0 END`
+
+// RunTotals sums the runs f selects, in all and by canvas and version, in
+// one query: at most maxGroups groups, the most runs first.
+func (s *Store) RunTotals(ctx context.Context, f completion.RunFilter, maxGroups int) (*completion.Totals, error) {
+	where, args := s.runWhere(f)
+	q := qRunTotals + where + ` GROUP BY r.canvas_id, r.version_id
+		ORDER BY COUNT(*) DESC, r.canvas_id, r.version_id LIMIT ?`
+	t := &completion.Totals{}
+	err := s.read(ctx, func(ctx context.Context, tx *Tx) error {
+		rows, err := tx.Query(ctx, q, append(args, maxGroups)...)
+		t.Groups, err = RowsOf(rows, err, func(r Rows) (completion.GroupSum, error) {
+			var g completion.GroupSum
+			var cost, all [3]*float64
+			err := r.Scan(&g.CanvasID, &g.VersionID, &g.Count, &g.InputTokens, &g.OutputTokens, &cost[0], &cost[1],
+				&cost[2], &g.Unpriced, &t.GroupCount, &t.Count, &t.InputTokens, &t.OutputTokens, &all[0], &all[1],
+				&all[2], &t.Unpriced)
+			g.Cost, t.Cost = sumCost(cost), sumCost(all)
+			return g, err
+		})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// sumCost is the cost of sums of the cost columns (input, output, total),
+// nil when no run had a cost. Sums are rounded to a billionth of a dollar,
+// as each cost is.
+func sumCost(c [3]*float64) *model.Cost {
+	if c[2] == nil {
+		return nil
+	}
+	round := func(f float64) float64 { return math.Round(f*1e9) / 1e9 }
+	return &model.Cost{Input: round(deref(c[0])), Output: round(deref(c[1])), Total: round(*c[2]), Currency: model.Currency}
 }

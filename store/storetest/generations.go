@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/store"
 	"github.com/promptcanvas/promptcanvas/testcase"
@@ -33,6 +34,7 @@ func (f *fixture) finish(g *testcase.Generation, output string, passed *bool) {
 	f.t.Helper()
 	g.Status, g.Output, g.Passed = testcase.GenerationCompleted, &output, passed
 	g.Usage, g.LatencyMs = &testcase.Usage{InputTokens: 3, OutputTokens: 2}, ptr(int64(7))
+	g.Cost = &model.Cost{Input: 0.000003, Output: 0.00002, Total: 0.000023, Currency: model.Currency}
 	require.NoError(f.t, f.s.FinishGeneration(f.ctx, g, nil))
 }
 
@@ -112,6 +114,7 @@ func testGenerations(t *testing.T, newStore func(t *testing.T) store.Store) {
 		assert.Equal(t, testcase.GenerationCompleted, got.Status)
 		assert.Equal(t, ptr("hello"), got.Output)
 		assert.Equal(t, &testcase.Usage{InputTokens: 3, OutputTokens: 2}, got.Usage)
+		assert.Equal(t, &model.Cost{Input: 0.000003, Output: 0.00002, Total: 0.000023, Currency: model.Currency}, got.Cost)
 		assert.Equal(t, ptr(int64(7)), got.LatencyMs)
 		assert.Equal(t, ptr(true), got.Passed)
 		assert.Nil(t, got.Error)
@@ -135,6 +138,7 @@ func testGenerations(t *testing.T, newStore func(t *testing.T) store.Store) {
 		assert.Equal(t, g.Error, got.Error)
 		assert.Nil(t, got.Output)
 		assert.Nil(t, got.Usage)
+		assert.Nil(t, got.Cost, "no model answer, no cost")
 		assert.Nil(t, got.Passed)
 	})
 	run(t, newStore, "Abort", func(t *testing.T, f *fixture) {

@@ -38,6 +38,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Run("QueueBacklog", func(t *testing.T) { testQueueBacklog(t, newStore) })
 	t.Run("QueueStats", func(t *testing.T) { testQueueStats(t, newStore) })
 	t.Run("Runs", func(t *testing.T) { testRuns(t, newStore) })
+	t.Run("RunTotals", func(t *testing.T) { testRunTotals(t, newStore) })
 	t.Run("TestCases", func(t *testing.T) { testTestCases(t, newStore) })
 	t.Run("Generations", func(t *testing.T) { testGenerations(t, newStore) })
 	t.Run("Files", func(t *testing.T) { testFiles(t, newStore) })

@@ -15,6 +15,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/client/wire"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
 	"github.com/promptcanvas/promptcanvas/webhook"
@@ -124,6 +125,7 @@ func TestWire_Answers(t *testing.T) {
 		"Publication":           func(t *testing.T) { roundTrip[wire.Publication](t, filled[env.Publication]()) },
 		"Run":                   func(t *testing.T) { roundTrip[wire.Run](t, filled[completion.Run]()) },
 		"Response":              func(t *testing.T) { roundTrip[wire.Response](t, filled[completion.Response]()) },
+		"RunTotals":             func(t *testing.T) { roundTrip[wire.RunTotals](t, filled[completion.Totals]()) },
 		"Upload":                func(t *testing.T) { roundTrip[wire.Upload](t, filled[vault.Upload]()) },
 		"File":                  func(t *testing.T) { roundTrip[wire.File](t, filled[vault.File]()) },
 		"TestCase":              func(t *testing.T) { roundTrip[wire.TestCase](t, filled[testcase.TestCase]()) },
@@ -185,6 +187,8 @@ func TestWire_Constants(t *testing.T) {
 		{wire.RoleUser, canvas.RoleUser},
 		{wire.RoleAssistant, canvas.RoleAssistant},
 		{wire.RoleFunction, canvas.RoleFunction},
+		{wire.RoleTool, model.RoleTool},
+		{wire.FinishToolCalls, model.FinishToolCalls},
 		{wire.VariableText, canvas.VariableText},
 		{wire.VariableNumber, canvas.VariableNumber},
 		{wire.VariableBoolean, canvas.VariableBoolean},
