@@ -34,7 +34,8 @@ func testVersionUpdates(t *testing.T, newStore func(t *testing.T) store.Store) {
 		temp, maxTokens := 0.9, 100
 		v := &canvas.Version{PromptID: c.ID, WorkspaceID: f.ws.ID, Title: "t", CreatedBy: "alice",
 			Configuration: canvas.Configuration{Model: "echo", Type: "chat", Temperature: &temp, MaxTokens: &maxTokens,
-				Extra: map[string]json.RawMessage{"functions": json.RawMessage(`[{"name":"lookup"}]`)}}}
+				Functions: []canvas.Function{{Name: "lookup"}},
+				Extra:     map[string]json.RawMessage{"vendorOption": json.RawMessage(`{"x":1}`)}}}
 		require.NoError(t, f.s.CreateVersion(f.ctx, v))
 
 		got, err := f.s.UpdateVersion(f.ctx, canvas.UpdateVersionParams{WorkspaceID: f.ws.ID, ID: v.ID,
@@ -45,14 +46,16 @@ func testVersionUpdates(t *testing.T, newStore func(t *testing.T) store.Store) {
 		assert.Equal(t, "echo", got.Configuration.Model)
 		assert.Equal(t, "chat", got.Configuration.Type)
 		assert.Equal(t, &maxTokens, got.Configuration.MaxTokens)
-		require.Contains(t, got.Configuration.Extra, "functions")
-		assert.JSONEq(t, `[{"name":"lookup"}]`, string(got.Configuration.Extra["functions"]))
+		assert.Equal(t, []canvas.Function{{Name: "lookup"}}, got.Configuration.Functions)
+		require.Contains(t, got.Configuration.Extra, "vendorOption")
+		assert.JSONEq(t, `{"x":1}`, string(got.Configuration.Extra["vendorOption"]))
 
 		got, err = f.s.UpdateVersion(f.ctx, canvas.UpdateVersionParams{WorkspaceID: f.ws.ID, ID: v.ID,
 			Update: canvas.VersionUpdate{ConfigurationPatch: json.RawMessage(`{"maxTokens":null,"tools":{"a":1}}`)}, By: "bob"})
 		require.NoError(t, err)
 		assert.Nil(t, got.Configuration.MaxTokens, "null removes a key")
-		assert.Contains(t, got.Configuration.Extra, "functions")
+		assert.Equal(t, []canvas.Function{{Name: "lookup"}}, got.Configuration.Functions)
+		assert.Contains(t, got.Configuration.Extra, "vendorOption")
 		assert.JSONEq(t, `{"a":1}`, string(got.Configuration.Extra["tools"]))
 		assert.InDelta(t, 0.2, *got.Configuration.Temperature, 1e-9)
 	})
