@@ -24,10 +24,10 @@ type Credential struct {
 	// KeyHint is "…" and the key's last four characters (only "…" for a
 	// key shorter than MinHintedKey), or nil when the credential has no
 	// key (an openai-compatible endpoint that needs none).
-	KeyHint   *string    `json:"keyHint"`
-	CreatedAt time.Time  `json:"createdAt"`
-	UpdatedAt time.Time  `json:"updatedAt"`
-	CreatedBy string     `json:"createdBy"`
+	KeyHint    *string    `json:"keyHint"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	UpdatedAt  time.Time  `json:"updatedAt"`
+	CreatedBy  string     `json:"createdBy"`
 	LastUsedAt *time.Time `json:"lastUsedAt"`
 }
 
