@@ -200,7 +200,8 @@ func TestMigrateStore(t *testing.T) {
 	assert.Contains(t, out, "1 files")
 	requireSameRows(t, filepath.Join(dir, "canvas.db"), dsn)
 
-	dst := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", t.TempDir(), "--database", dsn}, nil)
+	dst := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", t.TempDir(), "--database", dsn,
+		"--secrets-key-file", filepath.Join(dir, "secrets.key")}, nil)
 	after := readAll(t, dst, w.Key, w.reads())
 	for _, p := range w.reads() {
 		assert.Equal(t, microseconds(t, before[p]), microseconds(t, after[p]), "GET %s answers the same on Postgres", p)
@@ -227,7 +228,7 @@ func TestMigrateStore_S3(t *testing.T) {
 	// A server on the copy finds the file's bytes in the bucket: a
 	// completion that reads the file sees them.
 	d := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", t.TempDir(), "--database", dsn,
-		"--blobs", srv.URL("files")}, nil)
+		"--blobs", srv.URL("files"), "--secrets-key-file", filepath.Join(dir, "secrets.key")}, nil)
 	status, c := d.postJSON(t, "/prompt", w.Key, map[string]any{"title": "reader", "projectId": w.Project})
 	require.Equal(t, http.StatusCreated, status)
 	status, v := d.postJSON(t, "/prompt-version", w.Key, map[string]any{"promptId": c["id"],
