@@ -289,7 +289,7 @@ func TestService_UpdateCredential(t *testing.T) {
 	f := newFixture(t)
 	admin := f.as(canvas.RoleAdmin)
 	c := f.create(admin, credential.CreateParams{Name: "azure", Provider: canvas.ProviderAzureOpenAI, APIKey: ptr(plainKeyAB),
-		BaseURL: ptr("https://acme.openai.azure.com"),
+		BaseURL:  ptr("https://acme.openai.azure.com"),
 		Settings: json.RawMessage(`{"apiVersion": "2024-10-21", "deployment": "gpt4o", "headers": {"x-a": "1"}}`)})
 
 	f.now.Add(int64(time.Second))
