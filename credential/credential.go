@@ -106,7 +106,8 @@ type Update struct {
 	BaseURL    **string
 	ProjectIDs *[]string
 	Settings   *model.Settings
-	// Sealed and KeyHint replace the key: both set, or Clear removes it.
+	// Sealed and KeyHint, set together, replace the key; ClearKey
+	// removes it (and its hint).
 	Sealed    *Sealed
 	KeyHint   *string
 	ClearKey  bool

@@ -90,9 +90,6 @@ func NewService(opts Options) *Service {
 		used:    map[[2]string]time.Time{}}
 }
 
-// Keys returns the service's key ring, or nil.
-func (s *Service) Keys() *KeyRing { return s.keys }
-
 // errNoKeys is the answer to a write that needs the key ring when the
 // server has none.
 func errNoKeys() error {
