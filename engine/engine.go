@@ -13,6 +13,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/credential"
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/idempotency"
 	"github.com/promptcanvas/promptcanvas/model"
@@ -52,6 +53,10 @@ type Options struct {
 	ProviderKinds model.Kinds
 	// Blobs holds the bytes of uploaded files.
 	Blobs vault.Blobs
+	// Secrets seals and opens the keys of credentials. Nil leaves the
+	// Engine unable to store or open a key (Credentials refuses with
+	// CONFLICT); OpenSQLite fills it from the data directory's key file.
+	Secrets *credential.KeyRing
 	// BaseURL prefixes upload URLs, for example "http://127.0.0.1:8080".
 	BaseURL string
 	// Actions adds an embedder's own workflow actions to the built-in
@@ -135,6 +140,10 @@ type Engine struct {
 	Files        *vault.Service
 	Applications *webhook.ApplicationService
 	Deliveries   *webhook.DeliveryService
+	// Credentials manages the workspaces' credentials and model prices,
+	// and gives the model caller their keys (model.Credentials) and
+	// prices (model.Prices).
+	Credentials *credential.Service
 	// Idempotency keeps the Idempotency-Keys of requests in the name of
 	// this process.
 	Idempotency *idempotency.Service
@@ -261,6 +270,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		WrapTransport: tel.webhookTransport})
 	e.Applications = webhook.NewApplicationService(webhook.ApplicationOptions{Store: db, Canvases: db,
 		SecretOverlap: lim.SecretOverlap})
+	e.Credentials = credential.NewService(credential.Options{Store: db, Projects: db, Keys: opts.Secrets,
+		Changes: opts.Changes, Logger: opts.Logger, Now: opts.Now})
 	e.Deliveries = webhook.NewDeliveryService(webhook.DeliveryOptions{Log: db, Applications: db, Canvases: db, Sender: sender})
 	deliverer := &webhook.Deliverer{Sender: sender, Logger: opts.Logger, Log: db, Subscriptions: db,
 		MaxConsecutiveFailures: lim.MaxConsecutiveDeliveryFailures}

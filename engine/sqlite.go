@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 
+	"github.com/promptcanvas/promptcanvas/credential"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
 	"github.com/promptcanvas/promptcanvas/vault"
 )
@@ -18,6 +20,9 @@ const (
 	DatabaseFile = "canvas.db"
 	FilesDir     = "files"
 	LockFile     = "canvas.lock"
+	// SecretsKeyFile holds the key-encryption keys of the credentials
+	// stored in the directory's database, unless Options.Secrets is set.
+	SecretsKeyFile = "secrets.key"
 )
 
 // ErrDataDirHeld is the error of OpenSQLite on a data directory that
@@ -25,10 +30,12 @@ const (
 var ErrDataDirHeld = errors.New("another server holds the data directory")
 
 // OpenSQLite opens (creating when missing) the data directory dir, the
-// embedded default: the SQLite database dir/canvas.db and, unless
-// opts.Blobs is set (an S3 bucket, say), the uploaded files under
-// dir/files, and builds an Engine over them with opts (whose Store, when
-// set, is replaced). Close closes the database; opts.Blobs stays its
+// embedded default: the SQLite database dir/canvas.db, unless opts.Blobs
+// is set (an S3 bucket, say) the uploaded files under dir/files, and
+// unless opts.Secrets is set the key file dir/secrets.key that seals
+// credentials (created, mode 0600, on first start, which is logged), and
+// builds an Engine over them with opts (whose Store, when set, is
+// replaced). Close closes the database; opts.Blobs stays its
 // opener's to close.
 //
 // The Engine holds the directory until Close (an flock on dir/canvas.lock,
@@ -77,6 +84,18 @@ func openSQLite(ctx context.Context, dir string, opts Options) (*Engine, error) 
 	db, err := sqlite.Open(ctx, filepath.Join(dir, DatabaseFile))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", filepath.Join(dir, DatabaseFile), err)
+	}
+	if opts.Secrets == nil {
+		path := filepath.Join(dir, SecretsKeyFile)
+		ring, created, err := credential.LoadOrCreateKeyFile(path)
+		if err != nil {
+			return nil, errors.Join(err, db.Close())
+		}
+		if created && opts.Logger != nil {
+			opts.Logger.InfoContext(ctx, "created the secrets key file that seals credentials; back it up with the database",
+				slog.String("path", path), slog.String("keyId", ring.Current()))
+		}
+		opts.Secrets = ring
 	}
 	if opts.Blobs == nil {
 		blobs, err := vault.NewFSBlobs(filepath.Join(dir, FilesDir))

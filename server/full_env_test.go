@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/credential"
 	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/server"
@@ -30,6 +31,7 @@ var fullJWTSecret = []byte("full-env-secret-of-at-least-32-bytes!")
 // leave.
 type fullEnv struct {
 	*testEnv
+	Engine      *engine.Engine
 	Files       *vault.Service
 	Generations *testcase.GenerationService
 }
@@ -42,12 +44,14 @@ func newFullEnv(t *testing.T) *fullEnv {
 	fe.testEnv = newTestEnv(t, func(t testing.TB, db *sqlite.DB, o *server.Options) {
 		blobs, err := vault.NewFSBlobs(t.TempDir())
 		require.NoError(t, err)
+		secrets, err := credential.NewKeyRing(credential.NewKey())
+		require.NoError(t, err)
 		e, err := engine.Open(context.Background(), engine.Options{Store: db, Blobs: blobs, BaseURL: testBaseURL,
-			Limits: engine.Limits{AllowPrivateNetworks: true, MaxFileSize: testMaxSize}})
+			Secrets: secrets, Limits: engine.Limits{AllowPrivateNetworks: true, MaxFileSize: testMaxSize}})
 		require.NoError(t, err)
 		*o = server.Options{Engine: e,
 			Auth: server.NewAuthenticator(server.AuthOptions{Store: db, Changes: db, JWTSecrets: [][]byte{fullJWTSecret}})}
-		fe.Files, fe.Generations = e.Files, e.Generations
+		fe.Engine, fe.Files, fe.Generations = e, e.Files, e.Generations
 	})
 	return fe
 }
@@ -94,6 +98,8 @@ type world struct {
 	WorkflowRun string
 	// File is a file uploaded by the workspace's editor key.
 	File string
+	// Credential is an Anthropic credential limited to P1.
+	Credential string
 }
 
 // newWorld fills e's workspace.
@@ -138,7 +144,26 @@ func newWorld(t *testing.T, e *fullEnv) *world {
 	w.Generation, w.Execution = run["generationId"].(string), run["executionId"].(string)
 	w.WorkflowRun = w.NewWorkflowRun(t)
 	w.File = w.NewFile(t)
+	w.Credential = w.NewCredential(t)
 	return w
+}
+
+// NewCredential creates an Anthropic credential limited to P1, with a new
+// name.
+func (w *world) NewCredential(t *testing.T) string {
+	t.Helper()
+	return mustCreate(t, w.e.testEnv, "/credentials", w.e.Admin, map[string]any{"name": uniqueName("claude"),
+		"provider": "anthropic", "apiKey": "sk-ant-world-key-0001", "projectIds": []string{w.P1}})["id"].(string)
+}
+
+// NewPrice sets a price override of a new model name and returns the name.
+func (w *world) NewPrice(t *testing.T) string {
+	t.Helper()
+	name := uniqueName("llama3.1:8b")
+	r := w.e.Do(http.MethodPut, "/models/"+name, w.e.Admin, map[string]any{"provider": "openai-compatible",
+		"inputPerMillion": 0.1, "outputPerMillion": 0.2})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	return name
 }
 
 // NewVersion creates a version of Canvas that the echo model runs.

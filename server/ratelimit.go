@@ -142,7 +142,7 @@ func (s *Server) admit(r *http.Request, pattern string) (p *canvas.Principal, re
 		return nil, release, err
 	}
 	if s.limits.limits.PerKey > 0 {
-		if wait := s.limits.keys.take(credential(p), s.limits.now()); wait > 0 {
+		if wait := s.limits.keys.take(rateKey(p), s.limits.now()); wait > 0 {
 			return nil, release, canvas.RateLimited(wait, "Too many requests with this credential.")
 		}
 	}
@@ -196,8 +196,8 @@ func (s *Server) checkBacklog(ctx context.Context, workspaceID string) error {
 	return nil
 }
 
-// credential names the credential of p for its rate limit.
-func credential(p *canvas.Principal) string {
+// rateKey names the API key or user of p for its rate limit.
+func rateKey(p *canvas.Principal) string {
 	if p.KeyID != "" {
 		return "key:" + p.KeyID
 	}

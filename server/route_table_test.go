@@ -203,6 +203,20 @@ func routeCases(w *world) []routeCase {
 		{"POST /applications/{id}/events/rotate-secret", admin, true, 200, fixed("/applications/"+w.App+"/events/rotate-secret", nil)},
 		{"POST /applications/{id}/events/test", admin, true, 200, fixed("/applications/"+w.App+"/events/test", map[string]any{})},
 
+		{"POST /credentials", admin, true, 201, func(*testing.T) routeRequest {
+			return routeRequest{path: "/credentials", body: map[string]any{"name": uniqueName("cred"), "provider": "anthropic",
+				"apiKey": "sk-ant-route-key-0002", "projectIds": []string{w.P1}}}
+		}},
+		{"GET /credentials", viewer, false, 200, fixed("/credentials", nil)},
+		{"GET /credentials/{id}", viewer, true, 200, fixed("/credentials/"+w.Credential, nil)},
+		{"PATCH /credentials/{id}", admin, true, 200, fixed("/credentials/"+w.Credential,
+			map[string]any{"settings": map[string]any{"timeoutSeconds": 30}})},
+		{"DELETE /credentials/{id}", admin, true, 204, fresh("/credentials/{}", w.NewCredential, nil)},
+		{"GET /models", viewer, false, 200, fixed("/models", nil)},
+		{"PUT /models/{name...}", admin, false, 200, fixed("/models/llama3.1:8b", map[string]any{"provider": "openai-compatible",
+			"inputPerMillion": 0, "outputPerMillion": 0})},
+		{"DELETE /models/{name...}", admin, true, 204, fresh("/models/{}", w.NewPrice, nil)},
+
 		{"GET /webhooks/deliveries", viewer, false, 200, fixed("/webhooks/deliveries", nil)},
 		{"GET /webhooks/deliveries/{id}", viewer, true, 200, fixed("/webhooks/deliveries/"+w.Delivery, nil)},
 		{"POST /webhooks/deliveries/{id}/redeliver", admin, true, 202, fixed("/webhooks/deliveries/"+w.Delivery+"/redeliver", nil)},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/credential"
 	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/idempotency"
@@ -54,6 +55,9 @@ type Options struct {
 	// Applications manages applications and their webhook subscriptions;
 	// when nil, the /applications routes answer NOT_FOUND.
 	Applications *webhook.ApplicationService
+	// Credentials manages credentials and model prices; when nil, the
+	// /credentials and /models routes answer NOT_FOUND.
+	Credentials *credential.Service
 	// Deliveries serves the webhook delivery log, redelivery and Test
 	// Requests; when nil, those routes answer NOT_FOUND.
 	Deliveries *webhook.DeliveryService
@@ -113,6 +117,7 @@ type Server struct {
 	files        *vault.Service
 	generations  *testcase.GenerationService
 	applications *webhook.ApplicationService
+	credentials  *credential.Service
 	deliveries   *webhook.DeliveryService
 	workflows    *workflow.Service
 	auth         *Authenticator
@@ -166,6 +171,7 @@ func newServer(opts Options) (*Server, error) {
 		fill(&opts.TestCases, e.TestCases)
 		fill(&opts.Generations, e.Generations)
 		fill(&opts.Applications, e.Applications)
+		fill(&opts.Credentials, e.Credentials)
 		fill(&opts.Deliveries, e.Deliveries)
 		fill(&opts.Workflows, e.Workflows)
 		fill(&opts.Metrics, e.Metrics)
@@ -183,6 +189,7 @@ func newServer(opts Options) (*Server, error) {
 		files:        opts.Files,
 		generations:  opts.Generations,
 		applications: opts.Applications,
+		credentials:  opts.Credentials,
 		deliveries:   opts.Deliveries,
 		workflows:    opts.Workflows,
 		auth:         opts.Auth,
@@ -233,6 +240,7 @@ func newServer(opts Options) (*Server, error) {
 	s.registerGenerationRoutes()
 	s.registerTestCaseRoutes()
 	s.registerApplicationRoutes()
+	s.registerCredentialRoutes()
 	s.registerFileRoutes()
 	s.registerDeliveryRoutes()
 	s.registerWorkflowRoutes()

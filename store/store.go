@@ -8,6 +8,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/credential"
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/idempotency"
 	"github.com/promptcanvas/promptcanvas/queue"
@@ -34,6 +35,7 @@ type Store interface {
 	webhook.LogStore
 	workflow.Store
 	retention.Store
+	credential.Store
 
 	// Ping reports whether the store answers.
 	Ping(ctx context.Context) error

@@ -32,6 +32,8 @@ type config struct {
 	Data string
 	// databaseConfig selects the store and the blob storage (database.go).
 	databaseConfig
+	// secretsConfig names the key file that seals credentials (secrets.go).
+	secretsConfig
 	// BaseURL is the public address of the server, used in upload URLs
 	// (--base-url, CANVAS_BASE_URL); empty means http://<bound address>.
 	BaseURL string
@@ -190,6 +192,7 @@ func (c *config) dataFlag(fs *flag.FlagSet, env func(string) string) {
 func (c *config) serveFlags(fs *flag.FlagSet, env func(string) string) error {
 	c.dataFlag(fs, env)
 	c.blobsFlag(fs, env)
+	c.secretsFlag(fs, env)
 	fs.StringVar(&c.Addr, "addr", envOr(env, "CANVAS_ADDR", defaultAddr),
 		"`address` to listen on (env CANVAS_ADDR)")
 	fs.StringVar(&c.BaseURL, "base-url", env("CANVAS_BASE_URL"),

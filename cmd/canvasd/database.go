@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/promptcanvas/promptcanvas/credential"
 	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/engine/pgengine"
 	"github.com/promptcanvas/promptcanvas/store"
@@ -111,7 +112,9 @@ func (c *databaseConfig) blobsFlag(fs *flag.FlagSet, env func(string) string) {
 func (c *config) database() (database, error) { return parseDatabase(c.Database, c.Data) }
 
 // openEngine opens the store and blob storage the configuration selects
-// and builds the engine over them with opts. Without create, a SQLite data
+// and builds the engine over them with opts, whose key ring is the
+// configured key file unless opts has one (without either, SQLite's
+// engine uses the data directory's). Without create, a SQLite data
 // directory must already hold a database. The server (serving) holds a
 // SQLite data directory while it runs (engine.OpenSQLite), so that a
 // second server on it fails; the other commands open it beside the server
@@ -126,6 +129,13 @@ func (c *config) openEngine(ctx context.Context, opts engine.Options, create, se
 		if err := sqliteExists(db.Dir); err != nil {
 			return nil, nil, err
 		}
+	}
+	if opts.Secrets == nil && c.SecretsKeyFile != "" {
+		ring, err := credential.LoadKeyFile(c.SecretsKeyFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts.Secrets = ring
 	}
 	closeBlobs := func() error { return nil }
 	if c.Blobs != "" {

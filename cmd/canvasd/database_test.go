@@ -75,7 +75,8 @@ func TestKeys_Postgres(t *testing.T) {
 	}
 	assert.Equal(t, []string{"acme", "editor", "all"}, table[id][1:4])
 
-	d := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", t.TempDir(), "--database", dsn}, nil)
+	d := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", t.TempDir(), "--database", dsn,
+		"--secrets-key-file", newKeyFile(t)}, nil)
 	assert.Equal(t, http.StatusOK, d.get(t, "/projects", token))
 	assert.Contains(t, mustRun(t, vars, "keys", "revoke", id), "revoked "+id)
 	assert.Equal(t, http.StatusUnauthorized, d.get(t, "/projects", token), "a revocation reaches a running server")
@@ -97,7 +98,8 @@ func TestServe_Replicas_UploadURL(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dsn := pgtest.New(t)
 			key := uuid.NewString()
-			vars := map[string]string{"CANVAS_DATABASE": dsn, "CANVAS_BLOBS": blobs, "CANVAS_BOOTSTRAP_API_KEY": key}
+			vars := map[string]string{"CANVAS_DATABASE": dsn, "CANVAS_BLOBS": blobs, "CANVAS_BOOTSTRAP_API_KEY": key,
+				"CANVAS_SECRETS_KEY_FILE": newKeyFile(t)}
 			a := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", t.TempDir()}, vars)
 			b := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", t.TempDir()}, vars)
 

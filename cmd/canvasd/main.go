@@ -2,12 +2,14 @@
 // root that opens the SQLite store in its data directory, wires the domain
 // services into the HTTP server, and manages API keys.
 //
-//	canvasd [serve] [--addr ADDR] [--data DIR] [--database URL] [--blobs URL] [--base-url URL]
+//	canvasd [serve] [--addr ADDR] [--data DIR] [--database URL] [--blobs URL] [--base-url URL] [--secrets-key-file FILE]
 //	canvasd keys create --workspace NAME --role ROLE [--project ID]... [--data DIR]
 //	canvasd keys list [--data DIR]
 //	canvasd keys revoke KEY_ID [--data DIR]
 //	canvasd export --out DIR [--workspace NAME] [--data DIR]
 //	canvasd import --in DIR [--workspace NAME] [--dry-run] [--data DIR]
+//	canvasd secrets create-key --out FILE
+//	canvasd secrets rotate-key [--secrets-key-file FILE] [--data DIR] [--database URL]
 //	canvasd migrate-store --from sqlite:DIR --to postgres://... [--blobs URL]
 //	canvasd version
 //	canvasd help

@@ -22,6 +22,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/promptcanvas/promptcanvas/credential"
+	"github.com/promptcanvas/promptcanvas/engine"
+	"github.com/promptcanvas/promptcanvas/engine/pgengine"
 	"github.com/promptcanvas/promptcanvas/internal/pgtest"
 	"github.com/promptcanvas/promptcanvas/internal/s3test"
 	"github.com/promptcanvas/promptcanvas/workflow"
@@ -36,6 +39,8 @@ type sourceWorld struct {
 	Completion, AsyncCompletion, Task      string
 	TestCase, Tag, Generation, Execution   string
 	WorkflowRun, File, FileBytes, Delivery string
+	// Credential is an Anthropic credential whose key is CredentialKey.
+	Credential, CredentialKey string
 }
 
 // mustSourceWorld serves a new SQLite data directory and fills it, waits
@@ -83,6 +88,12 @@ func mustSourceWorld(t *testing.T, dir string) *sourceWorld {
 			map[string]any{"from": map[string]any{"node": "start", "port": "out"}, "to": map[string]any{"node": "greet", "port": "in"}},
 			map[string]any{"from": map[string]any{"node": "greet", "port": "out"}, "to": map[string]any{"node": "done", "port": "in"}}},
 	}}, 201)["id"].(string)
+	w.CredentialKey = "sk-ant-migrate-" + uuid.NewString()
+	w.Credential = create("/credentials", map[string]any{"name": "claude", "provider": "anthropic",
+		"apiKey": w.CredentialKey, "projectIds": []string{w.Project}}, 201)["id"].(string)
+	status, price := d.sendJSON(t, http.MethodPut, "/models/llama3.1:8b", w.Key, map[string]any{"provider": "openai-compatible",
+		"inputPerMillion": 0.1, "outputPerMillion": 0.2})
+	require.Equal(t, http.StatusOK, status, "%v", price)
 	w.App = create("/applications", map[string]any{"name": "shop", "promptId": w.Canvas,
 		"events": map[string]any{"enabled": true, "url": hook.URL}}, 201)["id"].(string)
 	w.Completion = create("/v2/chat/completions", map[string]any{"canvas_id": w.Canvas, "application_id": w.App,
@@ -155,6 +166,7 @@ func (w *sourceWorld) reads() []string {
 		"/workflow/runs/" + w.WorkflowRun, "/workflow/runs?promptId=" + w.Canvas,
 		"/v3/files/" + w.File,
 		"/applications", "/applications/" + w.App,
+		"/credentials", "/credentials/" + w.Credential, "/models?provider=openai-compatible",
 		"/webhooks/deliveries?applicationId=" + w.App, "/webhooks/deliveries/" + w.Delivery,
 	}
 }
@@ -200,15 +212,24 @@ func TestMigrateStore(t *testing.T) {
 	assert.Contains(t, out, "1 files")
 	requireSameRows(t, filepath.Join(dir, "canvas.db"), dsn)
 
-	dst := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", t.TempDir(), "--database", dsn}, nil)
+	dst := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", t.TempDir(), "--database", dsn,
+		"--secrets-key-file", filepath.Join(dir, "secrets.key")}, nil)
 	after := readAll(t, dst, w.Key, w.reads())
 	for _, p := range w.reads() {
 		assert.Equal(t, microseconds(t, before[p]), microseconds(t, after[p]), "GET %s answers the same on Postgres", p)
 	}
 	require.NoError(t, dst.stop())
+	ring, err := credential.LoadKeyFile(filepath.Join(dir, "secrets.key"))
+	require.NoError(t, err)
+	eng, err := pgengine.Open(context.Background(), dsn, engine.Options{Secrets: ring})
+	require.NoError(t, err)
+	opened, _, err := eng.Credentials.Open(context.Background(), openWorkspace(t, eng), w.Credential)
+	require.NoError(t, err, "the copied credential opens with the data directory's key file")
+	assert.Equal(t, w.CredentialKey, opened.APIKey)
+	require.NoError(t, eng.Close())
 
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), []string{"migrate-store", "--from", "sqlite:" + dir, "--to", dsn}, getenv(nil), &stdout, &stderr)
+	err = run(context.Background(), []string{"migrate-store", "--from", "sqlite:" + dir, "--to", dsn}, getenv(nil), &stdout, &stderr)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not empty")
 }
@@ -227,7 +248,7 @@ func TestMigrateStore_S3(t *testing.T) {
 	// A server on the copy finds the file's bytes in the bucket: a
 	// completion that reads the file sees them.
 	d := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", t.TempDir(), "--database", dsn,
-		"--blobs", srv.URL("files")}, nil)
+		"--blobs", srv.URL("files"), "--secrets-key-file", filepath.Join(dir, "secrets.key")}, nil)
 	status, c := d.postJSON(t, "/prompt", w.Key, map[string]any{"title": "reader", "projectId": w.Project})
 	require.Equal(t, http.StatusCreated, status)
 	status, v := d.postJSON(t, "/prompt-version", w.Key, map[string]any{"promptId": c["id"],

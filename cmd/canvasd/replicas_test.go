@@ -109,7 +109,8 @@ func TestReplicas_KillOne(t *testing.T) {
 	t.Cleanup(receiver.Close)
 
 	key := uuid.NewString()
-	env := []string{"CANVAS_DATABASE=" + dsn, "CANVAS_BOOTSTRAP_API_KEY=" + key, "CANVAS_ALLOW_PRIVATE_NETWORKS=1"}
+	env := []string{"CANVAS_DATABASE=" + dsn, "CANVAS_BOOTSTRAP_API_KEY=" + key, "CANVAS_ALLOW_PRIVATE_NETWORKS=1",
+		"CANVAS_SECRETS_KEY_FILE=" + newKeyFile(t)}
 	a := startReplica(t, "A", bin, append(env, "CANVAS_OPENAI_BASE_URL="+backendA.URL+"/v1")...)
 	b := startReplica(t, "B", bin, append(env, "CANVAS_OPENAI_BASE_URL="+backendB.URL+"/v1")...)
 	da, db := &daemon{URL: a.URL}, &daemon{URL: b.URL}

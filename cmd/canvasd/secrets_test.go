@@ -23,8 +23,9 @@ import (
 // fail, and then reads every line the server logged: no secret appears in
 // it. The secrets are the admin API key, a key made by `keys create`, the
 // JWT secret and a token it signed, an application's signing secrets
-// (made, rotated and used to sign deliveries that fail), the OpenAI API
-// key (sent to a back end that fails), an upload URL's signature (used and
+// (made, rotated and used to sign deliveries that fail), a credential's
+// keys (made, rotated, refused and deleted), the OpenAI API key (sent to a
+// back end that fails), an upload URL's signature (used and
 // tampered with), and a forwarded webhook header.
 func TestServe_NoSecretsInLogs(t *testing.T) {
 	t.Parallel()
@@ -130,6 +131,23 @@ func TestServe_NoSecretsInLogs(t *testing.T) {
 	secrets["rotated application secret"] = newSecret
 	status, _ = do(http.MethodPost, "/applications/"+app["id"].(string)+"/events/test", admin, nil)
 	require.Equal(t, http.StatusOK, status)
+
+	// A credential made, rotated, refused when its new key is malformed,
+	// and deleted.
+	credKey, credRotated := "sk-ant-cred-"+uuid.NewString(), "sk-ant-rotated-"+uuid.NewString()
+	secrets["credential key"], secrets["rotated credential key"] = credKey, credRotated
+	status, cred := do(http.MethodPost, "/credentials", admin, map[string]any{"name": "claude", "provider": "anthropic",
+		"apiKey": credKey})
+	require.Equal(t, http.StatusCreated, status, "%v", cred)
+	credPath := "/credentials/" + cred["id"].(string)
+	status, _ = do(http.MethodPatch, credPath, admin, map[string]any{"apiKey": credRotated})
+	require.Equal(t, http.StatusOK, status)
+	status, refused := do(http.MethodPatch, credPath, admin, map[string]any{"apiKey": credRotated + "\n"})
+	require.Equal(t, http.StatusUnprocessableEntity, status, "%v", refused)
+	status, _ = do(http.MethodPost, "/credentials", editor, map[string]any{"name": "x", "provider": "openai", "apiKey": credKey})
+	require.Equal(t, http.StatusForbidden, status)
+	status, _ = do(http.MethodDelete, credPath, admin, nil)
+	require.Equal(t, http.StatusNoContent, status)
 
 	// Completions that fail at the model: sync, async with the
 	// application, and async with a webhook and a forwarded credential.

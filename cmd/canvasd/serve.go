@@ -59,6 +59,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	if db.Kind == kindPostgres && cfg.SecretsKeyFile == "" {
+		return errPostgresNeedsKeyFile
+	}
 	if cfg.BaseURL != "" {
 		if err := checkBaseURL(cfg.BaseURL); err != nil {
 			return err

@@ -43,6 +43,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Run("Generations", func(t *testing.T) { testGenerations(t, newStore) })
 	t.Run("Files", func(t *testing.T) { testFiles(t, newStore) })
 	t.Run("Applications", func(t *testing.T) { testApplications(t, newStore) })
+	t.Run("Credentials", func(t *testing.T) { testCredentials(t, newStore) })
 	t.Run("Deliveries", func(t *testing.T) { testDeliveries(t, newStore) })
 	t.Run("DeliveryAccess", func(t *testing.T) { testDeliveryAccess(t, newStore) })
 	t.Run("Workflows", func(t *testing.T) { testWorkflows(t, newStore) })
