@@ -152,3 +152,26 @@ func (s *Service) RotateKey(ctx context.Context) (int, error) {
 		}
 	}
 }
+
+// Unknown returns the ids among ids that are not live credentials of
+// workspaceID, in their order: the check of a canvas's allowedCredentials
+// (canvas.CredentialChecker). It reads no Principal.
+func (s *Service) Unknown(ctx context.Context, workspaceID string, ids []string) ([]string, error) {
+	infos, err := s.List(ctx, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	known := make(map[string]bool, len(infos))
+	for _, ci := range infos {
+		known[ci.ID] = true
+	}
+	var out []string
+	for _, id := range ids {
+		if !known[id] {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+var _ canvas.CredentialChecker = (*Service)(nil)

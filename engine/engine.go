@@ -221,10 +221,12 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 
 	e.Files = vault.NewService(vault.Options{Store: db, Blobs: opts.Blobs, BaseURL: opts.BaseURL,
 		URLLifetime: lim.UploadURLLifetime, MaxSize: lim.MaxFileSize, Now: opts.Now})
+	e.Credentials = credential.NewService(credential.Options{Store: db, Projects: db, Keys: opts.Secrets,
+		Changes: opts.Changes, Logger: opts.Logger, Now: opts.Now})
 	e.Models = model.NewCaller(model.Options{Providers: opts.Providers, MaxPromptBytes: lim.MaxPromptBytes,
 		Files: model.FileOptions{Vault: model.VaultFiles(e.Files), AllowPrivateNetworks: lim.AllowPrivateNetworks,
 			MaxSize: lim.MaxFileSize},
-		Observe: tel.observeModel, Kinds: opts.ProviderKinds})
+		Observe: tel.observeModel, Kinds: opts.ProviderKinds, Credentials: e.Credentials, Prices: e.Credentials})
 	notifier := webhook.NewNotifier(webhook.NotifierOptions{Store: db, Notify: notify, Now: opts.Now})
 	// A publication is queued for delivery only when a subscription can
 	// receive it, which the store decides inside the publish's
@@ -257,7 +259,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e.Workflows = workflow.NewService(workflow.Options{Store: db, Canvases: db, Actions: actions, Notifier: notifier,
 		Files: e.Files, Notify: notify, Cancel: cancel, Logger: opts.Logger, Now: opts.Now})
-	e.Canvases = canvas.NewService(canvas.Options{Store: db, Workflows: e.Workflows, Promoter: e.Environments})
+	e.Canvases = canvas.NewService(canvas.Options{Store: db, Workflows: e.Workflows, Promoter: e.Environments,
+		Credentials: e.Credentials})
 	e.Completions = completion.NewService(completion.Options{Store: db, Canvases: db, Environments: e.Environments,
 		Models: e.Models, Notify: notify, Notifier: notifier, Workflows: e.Workflows, Now: opts.Now})
 	e.TestCases = testcase.NewService(testcase.Options{Store: db, Canvases: db, Generations: db})
@@ -270,8 +273,6 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		WrapTransport: tel.webhookTransport})
 	e.Applications = webhook.NewApplicationService(webhook.ApplicationOptions{Store: db, Canvases: db,
 		SecretOverlap: lim.SecretOverlap})
-	e.Credentials = credential.NewService(credential.Options{Store: db, Projects: db, Keys: opts.Secrets,
-		Changes: opts.Changes, Logger: opts.Logger, Now: opts.Now})
 	e.Deliveries = webhook.NewDeliveryService(webhook.DeliveryOptions{Log: db, Applications: db, Canvases: db, Sender: sender})
 	deliverer := &webhook.Deliverer{Sender: sender, Logger: opts.Logger, Log: db, Subscriptions: db,
 		MaxConsecutiveFailures: lim.MaxConsecutiveDeliveryFailures}
