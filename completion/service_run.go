@@ -306,11 +306,7 @@ func (s *Service) scope(ctx context.Context, p *canvas.Principal, canvasID strin
 	if err != nil {
 		return scope, err
 	}
-	if c.ProjectID != nil {
-		scope.ProjectID = *c.ProjectID
-	}
-	scope.Allowed = c.AllowedCredentials
-	return scope, nil
+	return model.CanvasScope(p.WorkspaceID, c.ProjectID, c.AllowedCredentials), nil
 }
 
 // execute calls the model for run (model.Caller.Call): its files are

@@ -35,9 +35,13 @@ func (s *Service) RunTask(ctx context.Context, params TaskParams) (*Run, error) 
 	if name == "" {
 		name = model.EchoModel
 	}
-	if _, err := s.models.Providers().Resolve(name); err != nil {
-		return nil, canvas.Invalid(canvas.ErrorMessage(err),
-			canvas.Detail{Path: "/json/model", Message: "no model provider serves this model"})
+	// A task has no canvas: it may use every credential of the workspace
+	// that serves one of the caller's projects (all, for a key of every
+	// project).
+	t, err := s.models.Target(ctx, model.Scope{WorkspaceID: p.WorkspaceID, Projects: p.Projects},
+		model.Want{Model: name, Path: "/json/model"})
+	if err != nil {
+		return nil, err
 	}
 	msgs, err := model.RenderMax([]canvas.Message{{Role: canvas.RoleUser, Content: params.Prompt}}, nil, params.Variables, s.models.MaxPromptBytes())
 	if err != nil {
@@ -46,7 +50,7 @@ func (s *Service) RunTask(ctx context.Context, params TaskParams) (*Run, error) 
 	now := s.now().UTC()
 	run := &Run{
 		ID: s.newID(), WorkspaceID: p.WorkspaceID, Kind: KindTask, Model: name, Status: StatusQueued,
-		Async: true, Request: model.Request{Messages: msgs, Model: name}, WebhookURL: params.WebhookURL,
+		Async: true, Request: model.Request{Messages: msgs, Model: t.Model, Provider: t.Provider, CredentialID: t.CredentialID}, WebhookURL: params.WebhookURL,
 		ForwardHeaders: params.ForwardHeaders, CreatedBy: p.Actor(), CreatedAt: now, UpdatedAt: now,
 	}
 	job := &queue.Job{WorkspaceID: run.WorkspaceID, Kind: JobKindTask, RefID: run.ID, MaxAttempts: taskMaxAttempts}
@@ -56,3 +60,4 @@ func (s *Service) RunTask(ctx context.Context, params TaskParams) (*Run, error) 
 	s.notify()
 	return run, nil
 }
+

@@ -248,11 +248,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 			if err != nil {
 				return model.Scope{}, err
 			}
-			scope := model.Scope{WorkspaceID: workspaceID, Allowed: c.AllowedCredentials}
-			if c.ProjectID != nil {
-				scope.ProjectID = *c.ProjectID
-			}
-			return scope, nil
+			return model.CanvasScope(workspaceID, c.ProjectID, c.AllowedCredentials), nil
 		}})
 	for id, a := range opts.Actions {
 		actions.Register(id, a)

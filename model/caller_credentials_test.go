@@ -168,7 +168,7 @@ func TestCaller_Target(t *testing.T) {
 	f.creds.add("c-claude-new", "claude-new", canvas.ProviderAnthropic)
 	f.creds.add("c-gemini-p2", "gemini-p2", canvas.ProviderGemini, "p2")
 	f.creds.add("c-openai", "openai", canvas.ProviderOpenAI)
-	ws := model.Scope{WorkspaceID: "ws", ProjectID: "p1"}
+	ws := model.Scope{WorkspaceID: "ws", Projects: []string{"p1"}}
 
 	cases := []struct {
 		name  string

@@ -40,14 +40,27 @@ func ProviderFor(model string) string {
 	return ""
 }
 
-// Scope is what a run may use: the workspace, the project of its canvas
-// ("" for a run without a canvas, which may use credentials of every
-// project) and the canvas's allowedCredentials (nil allows every
-// credential the project may use).
+// Scope is what a run may use: the workspace, the projects the run belongs
+// to, and the canvas's allowedCredentials (nil allows every credential the
+// projects may use). A credential limited to projects serves a run of one
+// of them: Projects holds the project of the run's canvas, or the projects
+// of the key that runs a task; nil means a run of any project, and an
+// empty list a run of none (a personal draft), which only credentials of
+// every project serve.
 type Scope struct {
 	WorkspaceID string
-	ProjectID   string
+	Projects    []string
 	Allowed     []string
+}
+
+// CanvasScope is the scope of a run of a canvas of the project (nil: a
+// personal draft) whose allowedCredentials is allowed.
+func CanvasScope(workspaceID string, project *string, allowed []string) Scope {
+	s := Scope{WorkspaceID: workspaceID, Projects: []string{}, Allowed: allowed}
+	if project != nil {
+		s.Projects = []string{*project}
+	}
+	return s
 }
 
 // Want is what a run asks to run on: a model, and optionally the provider
@@ -117,7 +130,7 @@ func (c *Caller) Target(ctx context.Context, scope Scope, want Want) (Target, er
 	if provider != "" {
 		for i := range creds {
 			ci := &creds[i]
-			if ci.Provider != provider || !inProject(ci.ProjectIDs, scope.ProjectID) {
+			if ci.Provider != provider || !inProject(ci.ProjectIDs, scope.Projects) {
 				continue
 			}
 			if scope.Allowed != nil && !slices.Contains(scope.Allowed, ci.ID) {
@@ -152,7 +165,7 @@ func (s Scope) permits(ci CredentialInfo) error {
 	if s.Allowed != nil && !slices.Contains(s.Allowed, ci.ID) {
 		return forbidden(ci)
 	}
-	if !inProject(ci.ProjectIDs, s.ProjectID) {
+	if !inProject(ci.ProjectIDs, s.Projects) {
 		return canvas.Errorf(canvas.EFORBIDDEN, "Credential %q (%s) is limited to other projects than the canvas's.", ci.Name, ci.ID)
 	}
 	return nil
@@ -162,8 +175,16 @@ func forbidden(ci CredentialInfo) error {
 	return canvas.Errorf(canvas.EFORBIDDEN, "Credential %q (%s) is not in the canvas's allowedCredentials.", ci.Name, ci.ID)
 }
 
-// inProject reports whether a credential limited to projects (nil: none)
-// may serve a run of project ("" when the run has no canvas: any).
-func inProject(projects []string, project string) bool {
-	return projects == nil || project == "" || slices.Contains(projects, project)
+// inProject reports whether a credential limited to projects (nil: not
+// limited) may serve a run of runProjects (nil: any).
+func inProject(projects, runProjects []string) bool {
+	if projects == nil || runProjects == nil {
+		return true
+	}
+	for _, p := range runProjects {
+		if slices.Contains(projects, p) {
+			return true
+		}
+	}
+	return false
 }
