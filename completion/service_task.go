@@ -60,4 +60,3 @@ func (s *Service) RunTask(ctx context.Context, params TaskParams) (*Run, error) 
 	s.notify()
 	return run, nil
 }
-
