@@ -14,6 +14,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/client/wire"
 	"github.com/promptcanvas/promptcanvas/completion"
+	"github.com/promptcanvas/promptcanvas/credential"
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/testcase"
@@ -136,6 +137,8 @@ func TestWire_Answers(t *testing.T) {
 		"Application":           func(t *testing.T) { roundTrip[wire.Application](t, filled[webhook.Application]()) },
 		"ApplicationWithSecret": func(t *testing.T) { roundTrip[wire.ApplicationWithSecret](t, filled[webhook.ApplicationWithSecret]()) },
 		"LoggedDelivery":        func(t *testing.T) { roundTrip[wire.LoggedDelivery](t, filled[webhook.LoggedDelivery]()) },
+		"Credential":            func(t *testing.T) { roundTrip[wire.Credential](t, filled[credential.Credential]()) },
+		"ModelPrice":            func(t *testing.T) { roundTrip[wire.ModelPrice](t, filled[credential.ModelPrice]()) },
 	} {
 		t.Run(name, check)
 	}
@@ -157,6 +160,10 @@ func TestWire_Requests(t *testing.T) {
 			roundTrip[webhook.CreateApplicationParams](t, filled[wire.CreateApplicationParams]())
 		},
 		"Settings": func(t *testing.T) { roundTrip[completion.Settings](t, filled[wire.Settings]()) },
+		"CreateCredential": func(t *testing.T) {
+			roundTrip[credential.CreateParams](t, filled[wire.CreateCredentialParams]())
+		},
+		"SetModelPrice": func(t *testing.T) { roundTrip[credential.SetPriceParams](t, filled[wire.SetModelPriceParams]()) },
 	} {
 		t.Run(name, check)
 	}
@@ -188,6 +195,12 @@ func TestWire_Constants(t *testing.T) {
 		{wire.RoleAssistant, canvas.RoleAssistant},
 		{wire.RoleFunction, canvas.RoleFunction},
 		{wire.RoleTool, model.RoleTool},
+		{wire.ProviderOpenAI, canvas.ProviderOpenAI},
+		{wire.ProviderAzureOpenAI, canvas.ProviderAzureOpenAI},
+		{wire.ProviderOpenAICompatible, canvas.ProviderOpenAICompatible},
+		{wire.ProviderAnthropic, canvas.ProviderAnthropic},
+		{wire.ProviderGemini, canvas.ProviderGemini},
+		{wire.ProviderBedrock, canvas.ProviderBedrock},
 		{wire.FinishToolCalls, model.FinishToolCalls},
 		{wire.VariableText, canvas.VariableText},
 		{wire.VariableNumber, canvas.VariableNumber},
