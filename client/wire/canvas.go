@@ -150,7 +150,25 @@ type Configuration struct {
 	MaxTokens        *int                       `json:"maxTokens,omitempty"`
 	TopP             *float64                   `json:"topP,omitempty"`
 	StructuredOutput *StructuredOutput          `json:"structuredOutput,omitempty"`
-	Extra            map[string]json.RawMessage `json:"-"`
+	// Provider names the vendor serving Model when its name does not
+	// say it; CredentialID the credential to run on.
+	Provider     string `json:"provider,omitempty"`
+	CredentialID string `json:"credentialId,omitempty"`
+	// Functions are the tools the model may call; ToolChoice is "auto",
+	// "none", "required" (JSON strings) or {"name": ...}.
+	Functions  []Function      `json:"functions,omitempty"`
+	ToolChoice json.RawMessage `json:"toolChoice,omitempty"`
+	// Fallbacks are tried in order when the model fails with a retryable
+	// error.
+	Fallbacks []Fallback                 `json:"fallbacks,omitempty"`
+	Extra     map[string]json.RawMessage `json:"-"`
+}
+
+// Fallback is a model tried when the version's fails with a retryable
+// error, on a credential or resolved as the version's model is.
+type Fallback struct {
+	Model        string `json:"model"`
+	CredentialID string `json:"credentialId,omitempty"`
 }
 
 // StructuredOutput asks the model for JSON that the schema accepts.
@@ -162,13 +180,15 @@ type StructuredOutput struct {
 // configurationKeys are the keys Configuration has fields for.
 var configurationKeys = map[string]bool{
 	"model": true, "type": true, "temperature": true, "maxTokens": true, "topP": true, "structuredOutput": true,
+	"provider": true, "credentialId": true, "functions": true, "toolChoice": true, "fallbacks": true,
 }
 
 // MarshalJSON writes the known keys and every extra key as one object.
 func (c Configuration) MarshalJSON() ([]byte, error) {
 	type known Configuration
 	b, err := json.Marshal(known(c))
-	if err != nil || len(c.Extra) == 0 {
+	emptyFunctions := c.Functions != nil && len(c.Functions) == 0
+	if err != nil || (len(c.Extra) == 0 && !emptyFunctions) {
 		return b, err
 	}
 	m := make(map[string]json.RawMessage, len(c.Extra)+6)
@@ -179,6 +199,9 @@ func (c Configuration) MarshalJSON() ([]byte, error) {
 		if !configurationKeys[k] {
 			m[k] = v
 		}
+	}
+	if emptyFunctions {
+		m["functions"] = json.RawMessage("[]")
 	}
 	return json.Marshal(m)
 }

@@ -229,6 +229,8 @@ func TestREADME_Walkthrough(t *testing.T) {
 		{`-w 'HTTP %{http_code}\n'`, []string{
 			`\{"code":"VALIDATION","message":"Missing required variables: name.","details":\[\{"path":"/json/variables/name","message":"required variable has no value"\}\]`,
 			`(?m)^HTTP 422$`}},
+		{`"apiKey":"sk-ant-made-up-0000"`, []string{`(?m)^\{"name":"claude","provider":"anthropic","keyHint":"…0000"\}$`}},
+		{`call get_weather`, []string{`(?m)^\{"finishReason":"tool_calls","toolCalls":\[\{"id":"call_echo_0","name":"get_weather","arguments":\{"city":"Paris"\}\}\]\}$`}},
 		{`\"stream\":true`, []string{`(?m)^data: \{"id":"`, `(?m)^data: \[DONE\]$`}},
 		{`go run ./examples/receiver`, []string{`(?m)^POST /hook$`, `(?m)^tenant: acme$`, `(?m)^webhook-id: `,
 			`"type": "completion.succeeded"`, `"text": "Say hi to Ada."`, `"status": "completed"`}},

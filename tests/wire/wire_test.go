@@ -148,9 +148,14 @@ func TestWire_Answers(t *testing.T) {
 // one the server's params type reads, and none is lost.
 func TestWire_Requests(t *testing.T) {
 	for name, check := range map[string]func(*testing.T){
-		"CreateProject":     func(t *testing.T) { roundTrip[canvas.CreateProjectParams](t, filled[wire.CreateProjectRequest]()) },
-		"CreateCanvas":      func(t *testing.T) { roundTrip[canvas.CreateCanvasParams](t, filled[wire.CreateCanvasParams]()) },
-		"CreateVersion":     func(t *testing.T) { roundTrip[canvas.CreateVersionParams](t, filled[wire.CreateVersionParams]()) },
+		"CreateProject": func(t *testing.T) { roundTrip[canvas.CreateProjectParams](t, filled[wire.CreateProjectRequest]()) },
+		"CreateCanvas":  func(t *testing.T) { roundTrip[canvas.CreateCanvasParams](t, filled[wire.CreateCanvasParams]()) },
+		"CreateVersion": func(t *testing.T) {
+			p := filled[wire.CreateVersionParams]()
+			// A tool choice is a mode or {"name"}, not any JSON.
+			p.Configuration.ToolChoice = json.RawMessage(`{"name":"s"}`)
+			roundTrip[canvas.CreateVersionParams](t, p)
+		},
 		"CreateMessage":     func(t *testing.T) { roundTrip[canvas.CreateMessageParams](t, filled[wire.CreateMessageParams]()) },
 		"CreateFile":        func(t *testing.T) { roundTrip[vault.CreateFileParams](t, filled[wire.CreateFileRequest]()) },
 		"CreateTestCase":    func(t *testing.T) { roundTrip[testcase.CreateParams](t, filled[wire.CreateTestCaseParams]()) },
