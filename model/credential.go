@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"net/http"
 	"time"
 )
 
@@ -104,4 +105,26 @@ type Credentials interface {
 	// Used records that the credential served a call, for its lastUsedAt;
 	// it may coalesce writes, and its failure is not the call's.
 	Used(ctx context.Context, workspaceID, id string)
+}
+
+// VendorTransport is the transport a provider calls its vendor through
+// unless given a client of its own: the default one, waiting at most
+// timeout for the answer's headers.
+func VendorTransport(timeout time.Duration) http.RoundTripper {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return http.DefaultTransport
+	}
+	t = t.Clone()
+	t.ResponseHeaderTimeout = timeout
+	return t
+}
+
+// VendorClient returns client, or when it is nil a client of
+// VendorTransport(timeout).
+func VendorClient(client *http.Client, timeout time.Duration) *http.Client {
+	if client != nil {
+		return client
+	}
+	return &http.Client{Transport: VendorTransport(timeout)}
 }

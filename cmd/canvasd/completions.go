@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/engine"
@@ -39,7 +38,7 @@ func providers(cfg config) (*model.Registry, error) {
 // carry the model call's trace context.
 func providerKinds() model.Kinds {
 	traced := func(c model.Credential) *http.Client {
-		return &http.Client{Transport: engine.TraceTransport(vendorTransport(c.Settings.Timeout()))}
+		return &http.Client{Transport: engine.TraceTransport(model.VendorTransport(c.Settings.Timeout()))}
 	}
 	openAI := func(c model.Credential) (model.Provider, error) {
 		// The credential's provider says which of the three it is.
@@ -108,16 +107,5 @@ func positiveEnv(env func(string) string, name string, def int) (int, error) {
 // openAITransport is the transport the OpenAI-compatible provider would
 // make itself: the default one, waiting at most openai.DefaultTimeout
 // for response headers.
-func openAITransport() http.RoundTripper { return vendorTransport(openai.DefaultTimeout) }
+func openAITransport() http.RoundTripper { return model.VendorTransport(openai.DefaultTimeout) }
 
-// vendorTransport is the default transport, waiting at most timeout for
-// response headers, as each provider's own would be.
-func vendorTransport(timeout time.Duration) http.RoundTripper {
-	t, ok := http.DefaultTransport.(*http.Transport)
-	if !ok {
-		return http.DefaultTransport
-	}
-	t = t.Clone()
-	t.ResponseHeaderTimeout = timeout
-	return t
-}

@@ -78,15 +78,7 @@ func New(opts Options) (*Provider, error) {
 				canvas.Detail{Path: "/json/settings/apiVersion", Message: "must be an Anthropic API version, a date such as 2023-06-01"})
 		}
 	}
-	client := opts.HTTPClient
-	if client == nil {
-		client = &http.Client{}
-		if t, ok := http.DefaultTransport.(*http.Transport); ok {
-			t = t.Clone()
-			t.ResponseHeaderTimeout = c.Settings.Timeout()
-			client.Transport = t
-		}
-	}
+	client := model.VendorClient(opts.HTTPClient, c.Settings.Timeout())
 	// The service is built from explicit options only: sdk.NewClient would
 	// read ANTHROPIC_* variables and profile files, and the SDK's tracing
 	// reads its own variables unless told. The model calls' spans are the

@@ -85,15 +85,7 @@ func New(opts Options) (*Provider, error) {
 				canvas.Detail{Path: "/json/baseUrl", Message: "must be an https URL with a Bedrock API key"})
 		}
 	}
-	client := opts.HTTPClient
-	if client == nil {
-		client = &http.Client{}
-		if t, ok := http.DefaultTransport.(*http.Transport); ok {
-			t = t.Clone()
-			t.ResponseHeaderTimeout = c.Settings.Timeout()
-			client.Transport = t
-		}
-	}
+	client := model.VendorClient(opts.HTTPClient, c.Settings.Timeout())
 	var apiOptions []func(*middleware.Stack) error
 	for k, v := range c.Settings.Headers {
 		apiOptions = append(apiOptions, smithyhttp.SetHeaderValue(k, v))

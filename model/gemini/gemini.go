@@ -88,15 +88,7 @@ func New(opts Options) (*Provider, error) {
 		return nil, canvas.Errorf(canvas.EINVALID, "Gemini credential %q: baseUrl %q is not an http(s) URL.", c.Name, c.BaseURL)
 	}
 
-	base := opts.HTTPClient
-	if base == nil {
-		base = &http.Client{}
-		if t, ok := http.DefaultTransport.(*http.Transport); ok {
-			t = t.Clone()
-			t.ResponseHeaderTimeout = c.Settings.Timeout()
-			base.Transport = t
-		}
-	}
+	base := model.VendorClient(opts.HTTPClient, c.Settings.Timeout())
 	cc := &genai.ClientConfig{
 		HTTPOptions: genai.HTTPOptions{
 			BaseURL: c.BaseURL,

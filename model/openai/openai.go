@@ -88,15 +88,7 @@ func New(opts Options) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	client := opts.HTTPClient
-	if client == nil {
-		client = &http.Client{}
-		if t, ok := http.DefaultTransport.(*http.Transport); ok {
-			t = t.Clone()
-			t.ResponseHeaderTimeout = cfg.timeout
-			client.Transport = t
-		}
-	}
+	client := model.VendorClient(opts.HTTPClient, cfg.timeout)
 	// The service is built from explicit options only: oai.NewClient
 	// would also read OPENAI_* environment variables.
 	ropts := []option.RequestOption{
