@@ -108,4 +108,3 @@ func positiveEnv(env func(string) string, name string, def int) (int, error) {
 // make itself: the default one, waiting at most openai.DefaultTimeout
 // for response headers.
 func openAITransport() http.RoundTripper { return model.VendorTransport(openai.DefaultTimeout) }
-
