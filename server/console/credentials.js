@@ -256,7 +256,9 @@ function readForm(mode, c, f) {
         settings[k] = v;
       }
     }
-    if (Object.keys(settings).length) {
+    // A provider with settings of its own is sent them even when empty,
+    // so that a missing one is refused at its own field.
+    if (Object.keys(settings).length || keys.length) {
       body.settings = settings;
     }
     return body;

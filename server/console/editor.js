@@ -92,8 +92,8 @@ export async function newVersionView(originId, canvasId) {
     }
     toolChoice.replaceChildren(
       h("option", { value: "" }, "default (auto when there are functions)"),
-      ["auto", "none", "required"].map((v) => h("option", { value: v, selected: v === want }, v)),
-      names.map((n) => h("option", { value: `function:${n}`, selected: `function:${n}` === want }, `call ${n}`)));
+      ...["auto", "none", "required"].map((v) => h("option", { value: v, selected: v === want }, v)),
+      ...names.map((n) => h("option", { value: `function:${n}`, selected: `function:${n}` === want }, `call ${n}`)));
   };
   fillToolChoice();
   const checkFunctions = () => showError(functions, functionsError, functionsProblem(functions.value));

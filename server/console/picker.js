@@ -57,7 +57,7 @@ export function modelPicker(prefix, choices, start) {
     const want = keepCredential === undefined ? credential.value : keepCredential;
     credential.replaceChildren(
       h("option", { value: "" }, "automatic"),
-      creds.map((x) => h("option", { value: x.id, selected: x.id === want }, `${x.name} (${x.provider}${x.keyHint ? `, key ${x.keyHint}` : ""})`)));
+      ...creds.map((x) => h("option", { value: x.id, selected: x.id === want }, `${x.name} (${x.provider}${x.keyHint ? `, key ${x.keyHint}` : ""})`)));
     if (want && !creds.some((x) => x.id === want)) {
       // A credential the list does not hold (deleted, or of another
       // provider) is kept, so that saving does not drop it unseen.

@@ -136,6 +136,7 @@ function runForm(c, kind, target, version, choices) {
     toolStream.hidden = true;
     tools.replaceChildren();
     stats.hidden = true;
+    stats.replaceChildren();
     setStatus(status, "running", "Running…");
     showConversation(transcript, conversation);
     const started = performance.now();
