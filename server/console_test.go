@@ -406,7 +406,16 @@ func TestConsole_Views(t *testing.T) {
 		assert.Equal(t, []string{"v2|active", "v1|"}, rows, "newest first, the active one marked")
 	})
 
-	assert.Empty(t, b.Errors(), "the page logs no errors")
+	// This server runs no completions: the canvas page's question for its
+	// versions' run totals is answered 404, which the browser logs, and
+	// the page shows the costs as dashes.
+	var unexpected []string
+	for _, msg := range b.Errors() {
+		if !strings.Contains(msg, "status of 404 (Not Found)") || !strings.Contains(msg, "/v2/chat/completions?canvasId="+ec.Canvas.ID+"&totals=true") {
+			unexpected = append(unexpected, msg)
+		}
+	}
+	assert.Empty(t, unexpected, "the page logs no other errors")
 }
 
 // TestConsole_Serve checks the console's files and their security headers

@@ -76,3 +76,27 @@ export async function loadCanvas(canvasId) {
   ]);
   return [c, versions || [], envs || []];
 }
+
+// listAll reads every item of a paged list (the page envelope: data and
+// meta.totalCount), 100 at a time, stopping after maxPages pages.
+export async function listAll(path, params, maxPages = 10) {
+  const items = [];
+  for (let page = 0; page < maxPages; page++) {
+    const res = await request("GET", `${path}${query({ ...params, limit: 100, offset: items.length })}`);
+    const data = (res && res.data) || [];
+    items.push(...data);
+    const total = (res && res.meta && res.meta.totalCount) || 0;
+    if (data.length === 0 || items.length >= total) {
+      break;
+    }
+  }
+  return items;
+}
+
+// runTotals returns the totals of the completion runs that params select
+// ({count, inputTokens, outputTokens, cost, unpriced, groups, groupCount};
+// groups by canvas and version).
+export async function runTotals(params) {
+  const page = await request("GET", `/v2/chat/completions${query({ ...params, totals: true, limit: 1 })}`);
+  return page && page.totals;
+}

@@ -17,6 +17,8 @@ import { testCasesView } from "./testcases.js";
 import { filesView } from "./files.js";
 import { keysView } from "./keys.js";
 import { projectsView } from "./projects.js";
+import { credentialsView } from "./credentials.js";
+import { modelsView } from "./models.js";
 
 // routes map a hash path to a view; a view is an async function that
 // returns the node to show.
@@ -41,6 +43,8 @@ const routes = [
   [/^\/files$/, () => filesView()],
   [/^\/api-keys$/, () => keysView()],
   [/^\/projects$/, () => projectsView()],
+  [/^\/credentials$/, () => credentialsView()],
+  [/^\/models$/, () => modelsView()],
 ];
 
 const view = document.getElementById("view");

@@ -1,9 +1,10 @@
 // canvases.js holds the canvases list (search, create) and a canvas' page:
 // its versions, a compare picker, its environments and its workflow runs.
 
-import { request, query, loadCanvas } from "./api.js";
+import { request, query, loadCanvas, runTotals } from "./api.js";
 import { h, table, when, badge, errorBox } from "./dom.js";
 import { runsPanel } from "./runs.js";
+import { money } from "./format.js";
 
 // canvasesView lists the workspace's canvases with a search box and the
 // form that creates one. The list API has no search, so the filter runs
@@ -83,7 +84,11 @@ function newCanvasForm(projects) {
 // canvasView shows a canvas: its versions (with a compare picker), its
 // environments and, when it has workflow versions, its workflow runs.
 export async function canvasView(id) {
-  const [c, list, envs] = await loadCanvas(id);
+  const [[c, list, envs], totals] = await Promise.all([loadCanvas(id), runTotals({ canvasId: id }).catch(() => null)]);
+  // The totals' groups are this canvas's versions with the most runs (at
+  // most 100): a version left out of a partial list shows a dash.
+  const sums = new Map(((totals && totals.groups) || []).map((g) => [g.versionId, g]));
+  const partial = !totals || totals.groupCount > totals.groups.length;
   const titles = new Map(list.map((v) => [v.id, v.title]));
   // Only workflow versions have runs: a canvas without one is not asked
   // for them (and a server without workflows is never asked).
@@ -104,6 +109,8 @@ export async function canvasView(id) {
       { label: "Title", cell: (v) => h("a", { href: `#/versions/${v.id}`, "data-testid": `version-link-${v.id}` }, v.title || v.id) },
       { label: "State", cell: (v) => versionState(v) },
       { label: "Model", cell: (v) => (v.configuration && v.configuration.model) || "" },
+      { label: "Runs", cell: (v) => (sums.has(v.id) ? String(sums.get(v.id).count) : partial ? "—" : "0") },
+      { label: "Cost", cell: (v) => h("span", { "data-testid": `version-cost-${v.id}` }, money((sums.get(v.id) || {}).cost)) },
       { label: "Created by", cell: (v) => h("span", { className: "mono" }, v.createdBy || "") },
       { label: "Created", cell: (v) => when(v.createdAt) },
       { label: "Updated", cell: (v) => when(v.updatedAt) },

@@ -1,10 +1,13 @@
 // editor.js is the form that saves a new version, empty or from an existing
 // one: its messages (added, removed, reordered), variables and
-// configuration, with the structured output schema checked before save.
+// configuration (the provider, credential and model picked, the tools the
+// model may call), with the structured output schema and the functions
+// checked before save.
 
 import { request } from "./api.js";
 import { h, errorBox, submitOnCtrlEnter } from "./dom.js";
 import { knownConfigKeys } from "./versions.js";
+import { loadChoices, modelPicker } from "./picker.js";
 
 const roles = ["system", "user", "assistant", "function"];
 const variableTypes = ["text", "number", "boolean", "json", "file"];
@@ -16,6 +19,7 @@ export async function newVersionView(originId, canvasId) {
   const origin = originId ? await request("GET", `/prompt-version/${encodeURIComponent(originId)}`) : null;
   const promptId = origin ? origin.promptId : canvasId;
   const c = await request("GET", `/prompt/${encodeURIComponent(promptId)}`);
+  const choices = await loadChoices(c);
   const cfg = (origin && origin.configuration) || { model: "echo", type: "chat" };
   const so = cfg.structuredOutput || {};
   const extra = Object.fromEntries(Object.entries(cfg).filter(([k]) => !knownConfigKeys.includes(k)));
@@ -56,7 +60,7 @@ export async function newVersionView(originId, canvasId) {
   } }, "Add variable");
   showPlaceholders();
 
-  const model = h("input", { id: "editor-model", type: "text", list: "editor-models", value: cfg.model || "", "data-testid": "editor-model", spellcheck: "false" });
+  const picker = modelPicker("editor", choices, { provider: cfg.provider, credentialId: cfg.credentialId, model: cfg.model });
   const ctype = h("input", { id: "editor-type", type: "text", value: cfg.type || "", "data-testid": "editor-type", spellcheck: "false" });
   const temperature = numberInput("editor-temperature", cfg.temperature, "0.1", "0", "2");
   const maxTokens = numberInput("editor-max-tokens", cfg.maxTokens, "1", "1");
@@ -73,6 +77,30 @@ export async function newVersionView(originId, canvasId) {
   schema.addEventListener("input", checkSchema);
   soEnabled.addEventListener("change", checkSchema);
   other.addEventListener("input", checkOther);
+  const functions = jsonArea("editor-functions", Array.isArray(cfg.functions) ? JSON.stringify(cfg.functions, null, 2) : "", 6);
+  const functionsError = h("p", { className: "error", id: "editor-functions-error", "data-testid": "editor-functions-error", role: "alert" });
+  functions.setAttribute("aria-describedby", "editor-functions-error editor-functions-hint");
+  const toolChoice = h("select", { id: "editor-tool-choice", "data-testid": "editor-tool-choice" });
+  const toolChoiceError = h("p", { className: "error", id: "editor-tool-choice-error", "data-testid": "editor-tool-choice-error", role: "alert" });
+  toolChoice.setAttribute("aria-describedby", "editor-tool-choice-error");
+  const startChoice = cfg.toolChoice && typeof cfg.toolChoice === "object" ? `function:${cfg.toolChoice.name}` : cfg.toolChoice || "";
+  const fillToolChoice = () => {
+    const want = toolChoice.options.length ? toolChoice.value : startChoice;
+    const names = functionNames(functions.value);
+    if (want.startsWith("function:") && !names.includes(want.slice(9))) {
+      names.push(want.slice(9));
+    }
+    toolChoice.replaceChildren(
+      h("option", { value: "" }, "default (auto when there are functions)"),
+      ...["auto", "none", "required"].map((v) => h("option", { value: v, selected: v === want }, v)),
+      ...names.map((n) => h("option", { value: `function:${n}`, selected: `function:${n}` === want }, `call ${n}`)));
+  };
+  fillToolChoice();
+  const checkFunctions = () => showError(functions, functionsError, functionsProblem(functions.value));
+  functions.addEventListener("input", () => {
+    checkFunctions();
+    fillToolChoice();
+  });
 
   const save = h("button", { type: "submit", className: "primary", id: "save-version", "data-testid": "save-version" }, "Save version");
   const form = h("form", { id: "editor-form", "data-testid": "editor-form", novalidate: true },
@@ -91,7 +119,7 @@ export async function newVersionView(originId, canvasId) {
     h("div", { className: "actions" }, addVariable),
     h("h3", null, "Configuration"),
     h("div", { className: "fields" },
-      h("label", { for: "editor-model" }, "Model"), h("div", null, model, h("datalist", { id: "editor-models" }, h("option", { value: "echo" }))),
+      picker.nodes,
       h("label", { for: "editor-type" }, "Type"), ctype,
       h("label", { for: "editor-temperature" }, "Temperature"), temperature,
       h("label", { for: "editor-max-tokens" }, "Max tokens"), maxTokens,
@@ -101,6 +129,11 @@ export async function newVersionView(originId, canvasId) {
       h("div", { className: "full" }, schema,
         h("p", { className: "hint", id: "editor-schema-hint" }, 'For example {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}.'),
         schemaError),
+      h("label", { for: "editor-functions", className: "full" }, "Functions the model may call (JSON list of {name, description, parameters})"),
+      h("div", { className: "full" }, functions,
+        h("p", { className: "hint", id: "editor-functions-hint" }, 'For example [{"name": "get_weather", "description": "The weather of a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]. The echo model calls one when the last user message says "call get_weather".'),
+        functionsError),
+      h("label", { for: "editor-tool-choice" }, "Tool choice"), h("div", null, toolChoice, toolChoiceError),
       h("label", { for: "editor-extra", className: "full" }, "Other configuration keys (JSON object, kept as written)"),
       h("div", { className: "full" }, other, otherError)),
     h("div", { className: "actions" }, save, h("span", { className: "hint" }, "Enter saves; in a text area, Ctrl+Enter."),
@@ -111,7 +144,7 @@ export async function newVersionView(originId, canvasId) {
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     out.replaceChildren();
-    const problems = [checkSchema(), checkOther()].filter(Boolean);
+    const problems = [checkSchema(), checkOther(), checkFunctions()].filter(Boolean);
     const vars = readVariables(variables, problems);
     const msgs = readMessages(messages);
     if (problems.length) {
@@ -123,7 +156,10 @@ export async function newVersionView(originId, canvasId) {
       return;
     }
     const configuration = { ...JSON.parse(other.value.trim() || "{}") };
-    setIf(configuration, "model", model.value.trim());
+    const picked = picker.read();
+    setIf(configuration, "provider", picked.provider);
+    setIf(configuration, "credentialId", picked.credentialId);
+    setIf(configuration, "model", picked.model);
     setIf(configuration, "type", ctype.value.trim());
     setIf(configuration, "temperature", temperature.value === "" ? "" : Number(temperature.value));
     setIf(configuration, "maxTokens", maxTokens.value === "" ? "" : Number(maxTokens.value));
@@ -133,6 +169,12 @@ export async function newVersionView(originId, canvasId) {
       if (schema.value.trim()) {
         configuration.structuredOutput.schema = JSON.parse(schema.value);
       }
+    }
+    if (functions.value.trim()) {
+      configuration.functions = JSON.parse(functions.value);
+    }
+    if (toolChoice.value) {
+      configuration.toolChoice = toolChoice.value.startsWith("function:") ? { name: toolChoice.value.slice(9) } : toolChoice.value;
     }
     const body = { promptId, configuration, variables: vars, draft: draft.checked };
     if (title.value.trim()) {
@@ -150,12 +192,30 @@ export async function newVersionView(originId, canvasId) {
       location.hash = `#/versions/${created.id}`;
     } catch (err) {
       out.replaceChildren(saveError(err));
-      if (err.details) {
-        for (const d of err.details) {
-          if (d.path && d.path.startsWith("/json/configuration/structuredOutput/schema")) {
-            showError(schema, schemaError, `${d.path.slice("/json/configuration/structuredOutput/schema".length) || "the schema"}: ${d.message}`);
-          }
+      // Each problem the server names under a field is also shown there.
+      const at = [
+        ["/json/configuration/structuredOutput/schema", schema, schemaError, "the schema"],
+        ["/json/configuration/functions", functions, functionsError, "the functions"],
+        ["/json/configuration/toolChoice", toolChoice, toolChoiceError, "the tool choice"],
+        ["/json/configuration/credentialId", picker.credential, null, "the credential"],
+        ["/json/configuration/provider", picker.provider, null, "the provider"],
+      ];
+      for (const d of err.details || []) {
+        const hit = at.find(([prefix]) => d.path && (d.path === prefix || d.path.startsWith(`${prefix}/`)));
+        if (!hit) {
+          continue;
         }
+        const [prefix, field, el, name] = hit;
+        const msg = `${d.path.slice(prefix.length) || name}: ${d.message}`;
+        if (el) {
+          showError(field, el, el.textContent ? `${el.textContent} ${msg}` : msg);
+        } else {
+          field.setAttribute("aria-invalid", "true");
+        }
+      }
+      const bad = form.querySelector("[aria-invalid='true']");
+      if (bad) {
+        bad.focus();
       }
     } finally {
       save.disabled = false;
@@ -371,6 +431,53 @@ function schemaShape(s, where) {
     return `${where}: "enum" must be a list.`;
   }
   return "";
+}
+
+// functionsProblem checks the functions: a JSON list of objects, each with
+// a name the vendors accept (letters, digits, _ and -, at most 64), once,
+// and parameters, when given, an object. It returns the problem, or "".
+export function functionsProblem(text) {
+  const src = text.trim();
+  if (!src) {
+    return "";
+  }
+  let list;
+  try {
+    list = JSON.parse(src);
+  } catch (err) {
+    return `The functions are not valid JSON: ${err.message}.`;
+  }
+  if (!Array.isArray(list)) {
+    return "The functions must be a JSON list.";
+  }
+  const seen = new Set();
+  for (const [i, f] of list.entries()) {
+    if (f === null || typeof f !== "object" || Array.isArray(f)) {
+      return `Function ${i} must be an object.`;
+    }
+    if (typeof f.name !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(f.name)) {
+      return `Function ${i}: "name" must be 1 to 64 letters, digits, _ or -.`;
+    }
+    if (seen.has(f.name)) {
+      return `The function ${f.name} is declared twice.`;
+    }
+    seen.add(f.name);
+    if (f.parameters !== undefined && (f.parameters === null || typeof f.parameters !== "object" || Array.isArray(f.parameters))) {
+      return `Function ${f.name}: "parameters" must be a JSON Schema object.`;
+    }
+  }
+  return "";
+}
+
+// functionNames lists the names of the functions text declares, or none
+// while it does not parse.
+function functionNames(text) {
+  try {
+    const list = JSON.parse(text);
+    return Array.isArray(list) ? list.filter((f) => f && typeof f.name === "string").map((f) => f.name) : [];
+  } catch {
+    return [];
+  }
 }
 
 // extraProblem checks the other configuration keys: a JSON object whose

@@ -29,3 +29,27 @@ export function bytes(n) {
   }
   return i === 0 ? `${v} B` : `${v.toFixed(1)} ${units[i]}`;
 }
+
+// money formats a run's cost ({total, currency}) in dollars, with as many
+// decimals as a small amount needs (at least two, at most six); null is a
+// dash.
+export function money(cost) {
+  if (!cost || typeof cost.total !== "number") {
+    return "—";
+  }
+  let s = cost.total.toFixed(6).replace(/0+$/, "");
+  const [whole, frac = ""] = s.split(".");
+  s = `${whole}.${frac.padEnd(2, "0")}`;
+  return cost.currency && cost.currency !== "USD" ? `${s} ${cost.currency}` : `$${s}`;
+}
+
+// runSum says what a sum of runs ({count, inputTokens, outputTokens, cost,
+// unpriced}) came to, or a dash when there is none.
+export function runSum(sum) {
+  if (!sum || !sum.count) {
+    return "—";
+  }
+  const runs = sum.count === 1 ? "1 run" : `${sum.count} runs`;
+  const unpriced = sum.unpriced ? `, ${sum.unpriced} without a price` : "";
+  return `${money(sum.cost)} (${runs}, ${sum.inputTokens} input and ${sum.outputTokens} output tokens${unpriced})`;
+}

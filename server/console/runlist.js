@@ -4,9 +4,9 @@
 // listed by its own API route; the list merges their pages by start time
 // and loads more from each as it is read.
 
-import { request, query } from "./api.js";
+import { request, query, runTotals } from "./api.js";
 import { h, when, badge, errorBox } from "./dom.js";
-import { text, show } from "./format.js";
+import { text, show, money, runSum } from "./format.js";
 
 const pageSize = 20;
 
@@ -23,14 +23,14 @@ const sources = [
     statuses: completionStatuses,
     canvasScoped: true,
     path: (f, offset) => `/v2/chat/completions${query({ canvasId: f.canvas, versionId: f.version, status: f.status, since: f.since, until: f.until, limit: pageSize, offset })}`,
-    row: (r) => ({ kind: "completion", id: r.id, status: r.status, canvasId: r.canvasId, versionId: r.versionId, started: r.createdAt, completedAt: r.completedAt, error: r.error, latencyMs: r.latencyMs, href: `#/runs/completion/${r.id}` }),
+    row: (r) => ({ kind: "completion", id: r.id, status: r.status, canvasId: r.canvasId, versionId: r.versionId, started: r.createdAt, completedAt: r.completedAt, error: r.error, latencyMs: r.latencyMs, cost: r.cost, priced: true, href: `#/runs/completion/${r.id}` }),
   },
   {
     kind: "task",
     statuses: completionStatuses,
     canvasScoped: false,
     path: (f, offset) => `/v1/tasks${query({ status: f.status, since: f.since, until: f.until, limit: pageSize, offset })}`,
-    row: (r) => ({ kind: "task", id: r.id, status: r.status, started: r.createdAt, completedAt: r.completedAt, error: r.error, latencyMs: r.latencyMs, href: `#/runs/task/${r.id}` }),
+    row: (r) => ({ kind: "task", id: r.id, status: r.status, started: r.createdAt, completedAt: r.completedAt, error: r.error, latencyMs: r.latencyMs, cost: r.cost, priced: true, href: `#/runs/task/${r.id}` }),
   },
   {
     kind: "workflow",
@@ -148,6 +148,12 @@ export async function runsListView() {
     tbody.replaceChildren();
     const more = h("button", { type: "button", id: "runs-more", "data-testid": "runs-more" }, "Load more");
     const count = h("span", { className: "hint", "data-testid": "runs-count" });
+    const sum = h("p", { className: "hint", id: "runs-totals", "data-testid": "runs-totals" });
+    if (m.sources.includes("completion")) {
+      runTotals({ canvasId: f.canvas, versionId: f.version, status: f.status, since: f.since, until: f.until })
+        .then((t) => { sum.textContent = `Completion runs selected: ${runSum(t)}.`; })
+        .catch(() => { sum.textContent = ""; });
+    }
     const showNext = async () => {
       more.disabled = true;
       try {
@@ -169,9 +175,10 @@ export async function runsListView() {
     more.addEventListener("click", showNext);
     out.replaceChildren(
       h("table", { "data-testid": "all-runs-table" },
-        h("thead", null, h("tr", null, ["Started", "Kind", "Status", "Canvas", "Version", "Completed", "Latency"].map((l) => h("th", { scope: "col" }, l)))),
+        h("thead", null, h("tr", null, ["Started", "Kind", "Status", "Canvas", "Version", "Completed", "Latency", "Cost"].map((l) => h("th", { scope: "col" }, l)))),
         tbody),
-      h("div", { className: "pager" }, more, count));
+      h("div", { className: "pager" }, more, count),
+      sum);
     await showNext();
   };
 
@@ -206,7 +213,8 @@ function runRow(r, canvasTitles, versionTitles) {
     h("td", null, r.canvasId ? h("a", { href: `#/canvases/${r.canvasId}` }, canvasTitles.get(r.canvasId) || r.canvasId) : "—"),
     h("td", null, r.versionId ? (versionTitles.get(r.versionId) || h("span", { className: "mono" }, r.versionId.slice(0, 8))) : "—"),
     h("td", null, when(r.completedAt)),
-    h("td", null, typeof r.latencyMs === "number" && r.completedAt ? `${r.latencyMs} ms` : "—"));
+    h("td", null, typeof r.latencyMs === "number" && r.completedAt ? `${r.latencyMs} ms` : "—"),
+    h("td", { "data-testid": `run-cost-${r.id}` }, r.priced ? money(r.cost) : "—"));
 }
 
 // refreshMs is how often a queued or running run is read again while its
@@ -219,8 +227,9 @@ export async function completionRunView(kind, id) {
   const path = kind === "task" ? `/v1/tasks/${encodeURIComponent(id)}` : `/v2/chat/completions/${encodeURIComponent(id)}`;
   const run = await request("GET", path);
   const req = run.request || {};
-  const output = run.result && run.result.choices && run.result.choices[0] ? run.result.choices[0].message.content.text : null;
-  const settings = ["model", "temperature", "maxTokens", "topP"].filter((k) => req[k] !== undefined && req[k] !== null && req[k] !== "");
+  const message = run.result && run.result.choices && run.result.choices[0] ? run.result.choices[0].message : null;
+  const output = message ? message.content.text : null;
+  const settings = ["model", "provider", "temperature", "maxTokens", "topP"].filter((k) => req[k] !== undefined && req[k] !== null && req[k] !== "");
   const section = h("section", { "aria-labelledby": "crun-title", "data-testid": "completion-run", "data-status": run.status },
     h("p", null, h("a", { href: "#/runs" }, "← Runs")),
     h("h2", { id: "crun-title" }, kind === "task" ? "Task" : "Completion run"),
@@ -231,26 +240,36 @@ export async function completionRunView(kind, id) {
       run.versionId ? [h("dt", null, "Version"), h("dd", { className: "mono" }, run.versionId)] : null,
       run.environmentName ? [h("dt", null, "Environment"), h("dd", null, run.environmentName)] : null,
       h("dt", null, "Model"), h("dd", null, text(run.model)),
+      run.provider ? [h("dt", null, "Provider"), h("dd", { "data-testid": "crun-provider" }, run.provider)] : null,
+      run.credentialId ? [h("dt", null, "Credential"), h("dd", null, h("a", { href: "#/credentials", className: "mono" }, run.credentialId))] : null,
       h("dt", null, "Mode"), h("dd", null, run.async ? "asynchronous" : "synchronous"),
       h("dt", null, "Created"), h("dd", null, when(run.createdAt)),
       h("dt", null, "Completed"), h("dd", null, when(run.completedAt)),
       h("dt", null, "Latency"), h("dd", { "data-testid": "crun-latency" }, run.completedAt ? `${run.latencyMs} ms` : "—"),
       h("dt", null, "Usage"), h("dd", { "data-testid": "crun-usage" }, run.usage ? `${run.usage.inputTokens} input tokens, ${run.usage.outputTokens} output tokens` : "—"),
+      h("dt", null, "Cost"), h("dd", { "data-testid": "crun-cost" }, money(run.cost),
+        run.cost ? h("span", { className: "hint" }, ` (input ${money({ total: run.cost.input })}, output ${money({ total: run.cost.output })})`) : null),
       run.error ? [h("dt", null, "Error"), h("dd", { className: "error", "data-testid": "crun-error" }, `${run.error.code}: ${run.error.message}`)] : null),
     run.kind === "workflow" ? h("p", null, h("a", { href: `#/runs/${run.id}`, "data-testid": "crun-workflow-link" }, "Open the workflow run with its graph")) : null,
     h("h3", null, "Output"),
-    h("pre", { className: "body tall", id: "crun-output", "data-testid": "crun-output" }, show(output)),
+    h("pre", { className: "body tall", id: "crun-output", "data-testid": "crun-output" }, message && message.toolCalls && !output ? "—" : show(output)),
+    message && message.toolCalls ? toolCallsTable("crun-tool-calls", message.toolCalls) : null,
     h("h3", null, "Input: rendered messages"),
     (req.messages || []).length
       ? h("table", { "data-testid": "crun-messages" },
         h("thead", null, h("tr", null, h("th", { scope: "col" }, "Role"), h("th", { scope: "col" }, "Content"))),
         h("tbody", null, req.messages.map((m) => h("tr", null,
           h("td", null, m.role),
-          h("td", null, h("pre", { className: "body tall" }, show(m.content)),
+          h("td", null, h("pre", { className: "body tall" }, m.toolCallId ? `(answers ${m.toolCallId}) ${m.content}` : show(m.content)),
+            m.toolCalls ? toolCallsTable(null, m.toolCalls) : null,
             (m.fileRefs || []).length ? h("div", { className: "hint" }, `Files: ${m.fileRefs.map((f) => `${f.variable} (${f.url})`).join(", ")}`) : null)))))
       : h("p", { className: "hint", "data-testid": "crun-messages-empty" }, "No messages recorded."),
     settings.length
       ? [h("h3", null, "Settings"), h("dl", { className: "fields", "data-testid": "crun-settings" }, settings.map((k) => [h("dt", null, k), h("dd", null, String(req[k]))]))]
+      : null,
+    (req.tools || []).length
+      ? [h("h3", null, "Functions"), h("p", { className: "hint", "data-testid": "crun-tools" },
+        `${req.tools.map((t) => t.name).join(", ")}; tool choice ${req.toolChoice ? (typeof req.toolChoice === "object" ? `call ${req.toolChoice.name}` : req.toolChoice) : "default"}.`)]
       : null);
   if (run.status === "queued" || run.status === "running") {
     setTimeout(async () => {
@@ -269,4 +288,14 @@ export async function completionRunView(kind, id) {
     }, refreshMs);
   }
   return section;
+}
+
+// toolCallsTable lists tool calls the model made: id, function and arguments.
+export function toolCallsTable(testid, calls) {
+  return h("table", { "data-testid": testid || undefined, className: "tool-calls" },
+    h("thead", null, h("tr", null, ["Tool call", "Function", "Arguments"].map((l) => h("th", { scope: "col" }, l)))),
+    h("tbody", null, calls.map((c) => h("tr", { "data-tool-call": c.id },
+      h("td", { className: "mono" }, c.id),
+      h("td", { className: "mono" }, c.name),
+      h("td", null, h("pre", { className: "body" }, JSON.stringify(c.arguments, null, 2)))))));
 }

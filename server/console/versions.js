@@ -2,22 +2,25 @@
 // configuration, with what can be done from it (a new version from it,
 // compare, publish, promote, run in the playground).
 
-import { request, query } from "./api.js";
+import { request, query, runTotals, listAll } from "./api.js";
 import { h, table, when, badge, errorBox } from "./dom.js";
 import { versionState, versionOptions } from "./canvases.js";
 import { publish } from "./environments.js";
+import { runSum } from "./format.js";
 
 // knownConfigKeys are the configuration keys the console shows as fields;
 // any other key is shown, and kept, as JSON.
-export const knownConfigKeys = ["model", "type", "temperature", "maxTokens", "topP", "structuredOutput"];
+export const knownConfigKeys = ["provider", "credentialId", "model", "type", "temperature", "maxTokens", "topP", "structuredOutput", "functions", "toolChoice"];
 
 // versionView shows one version.
 export async function versionView(id) {
   const v = await request("GET", `/prompt-version/${encodeURIComponent(id)}`);
-  const [c, versions, envs] = await Promise.all([
+  const [c, versions, envs, totals, creds] = await Promise.all([
     request("GET", `/prompt/${encodeURIComponent(v.promptId)}`),
     request("GET", `/prompt-version${query({ promptId: v.promptId })}`),
     request("GET", `/environment${query({ resourceType: "prompt", resourceId: v.promptId })}`),
+    runTotals({ canvasId: v.promptId, versionId: v.id }).catch(() => null),
+    v.configuration && v.configuration.credentialId ? listAll("/credentials").catch(() => []) : [],
   ]);
   const others = (versions || []).filter((o) => o.id !== v.id);
   const out = h("div", { id: "version-action-result", "data-testid": "version-action-result", role: "status" });
@@ -31,6 +34,7 @@ export async function versionView(id) {
       h("dt", null, "Updated"), h("dd", null, `${when(v.updatedAt)} by `, h("span", { className: "mono" }, v.updatedBy)),
       v.originVersionId ? [h("dt", null, "From"), h("dd", null, h("a", { href: `#/versions/${v.originVersionId}`, "data-testid": "version-origin" },
         (others.find((o) => o.id === v.originVersionId) || {}).title || v.originVersionId))] : null,
+      h("dt", null, "Runs"), h("dd", { "data-testid": "version-cost" }, runSum(totals)),
       h("dt", null, "Id"), h("dd", { className: "mono" }, v.id)),
     h("div", { className: "actions" },
       h("a", { className: "button primary", href: `#/versions/${v.id}/new`, id: "new-from-version", "data-testid": "new-from-version" }, "New version from this one"),
@@ -43,7 +47,7 @@ export async function versionView(id) {
     h("h3", null, "Variables"),
     variablesTable(v.variables || []),
     h("h3", null, "Configuration"),
-    configurationView(v.configuration || {}),
+    configurationView(v.configuration || {}, creds),
     v.isWorkflow ? [h("h3", null, "Workflow"), h("pre", { className: "code", "data-testid": "version-workflow" }, JSON.stringify(v.workflowSpec, null, 2))] : null);
 }
 
@@ -117,20 +121,34 @@ export function variablesTable(vars) {
   ], vars, "No variables.");
 }
 
-// configurationView shows the known configuration keys, the structured
-// output schema and any other key as JSON.
-export function configurationView(cfg) {
+// configurationView shows the known configuration keys (the credential by
+// its name when creds holds it), the structured output schema, the
+// functions and any other key as JSON.
+export function configurationView(cfg, creds) {
   const so = cfg.structuredOutput;
   const extra = Object.fromEntries(Object.entries(cfg).filter(([k]) => !knownConfigKeys.includes(k)));
   const show = (v) => (v === undefined || v === null || v === "" ? "—" : String(v));
   return h("div", { "data-testid": "configuration" },
     h("dl", { className: "fields" },
+      h("dt", null, "Provider"), h("dd", { "data-testid": "config-provider" }, cfg.provider || "automatic"),
+      h("dt", null, "Credential"), h("dd", { "data-testid": "config-credential" }, cfg.credentialId
+        ? h("a", { href: "#/credentials" }, ((creds || []).find((x) => x.id === cfg.credentialId) || {}).name || cfg.credentialId)
+        : "automatic"),
       h("dt", null, "Model"), h("dd", { "data-testid": "config-model" }, show(cfg.model)),
       h("dt", null, "Type"), h("dd", null, show(cfg.type)),
       h("dt", null, "Temperature"), h("dd", { "data-testid": "config-temperature" }, show(cfg.temperature)),
       h("dt", null, "Max tokens"), h("dd", null, show(cfg.maxTokens)),
       h("dt", null, "Top P"), h("dd", null, show(cfg.topP)),
-      h("dt", null, "Structured output"), h("dd", { "data-testid": "config-structured" }, so && so.enabled ? "on" : "off")),
+      h("dt", null, "Structured output"), h("dd", { "data-testid": "config-structured" }, so && so.enabled ? "on" : "off"),
+      h("dt", null, "Tool choice"), h("dd", { "data-testid": "config-tool-choice" },
+        cfg.toolChoice && typeof cfg.toolChoice === "object" ? `call ${cfg.toolChoice.name}` : show(cfg.toolChoice))),
+    Array.isArray(cfg.functions) && cfg.functions.length
+      ? [h("h4", null, "Functions"), table("config-functions", [
+        { label: "Name", cell: (f) => h("span", { className: "mono" }, f.name) },
+        { label: "Description", cell: (f) => f.description || "" },
+        { label: "Parameters", cell: (f) => h("pre", { className: "body" }, f.parameters ? JSON.stringify(f.parameters, null, 2) : "none") },
+      ], cfg.functions, "")]
+      : null,
     so && so.schema ? [h("h4", null, "Response schema"), h("pre", { className: "code", "data-testid": "config-schema" }, JSON.stringify(so.schema, null, 2))] : null,
     Object.keys(extra).length ? [h("h4", null, "Other keys"), h("pre", { className: "code", "data-testid": "config-extra" }, JSON.stringify(extra, null, 2))] : null);
 }
