@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/credential"
 	"github.com/promptcanvas/promptcanvas/engine"
@@ -124,8 +125,10 @@ func (ve *vendorEnv) AssertNoKeys(t *testing.T, keys ...string) {
 	logs := ve.log.String()
 	require.NotEmpty(t, logs, "the server logged its requests")
 	for _, key := range keys {
-		assert.NotContains(t, string(all), key, "a response holds a key")
-		assert.NotContains(t, logs, key, "a log line holds a key")
+		assert.False(t, bytes.Contains(all, []byte(key)), "a response holds the key %s", key)
+		for _, line := range strings.Split(logs, "\n") {
+			assert.NotContains(t, line, key, "a log line holds a key")
+		}
 	}
 }
 
@@ -287,6 +290,24 @@ func TestVendors_EndToEnd(t *testing.T) {
 					vc.assertRun(t, run, cred)
 					assert.JSONEq(t, fakeStructured, completionText(t, run["result"].(map[string]any)), "stream %v", stream)
 				}
+			})
+			t.Run("VendorQuotesTheKey", func(t *testing.T) {
+				refusing := newFakeVendor(t, vc.wire, vc.fake.srv.TLS != nil)
+				refusing.refuse = true
+				body["name"], body["baseUrl"] = vc.provider+" revoked", refusing.URL()+vc.base
+				revoked := ve.Credential(t, body)
+				v := ve.Version(t, cv, map[string]any{"model": vc.model, "credentialId": revoked})
+				for _, stream := range []bool{false, true} {
+					r := ve.Complete(cv, v, map[string]any{"stream": stream})
+					require.Equal(t, http.StatusBadGateway, r.Status, "%s", r.Body)
+					assert.Equal(t, canvas.EPROVIDER, readError(t, r).Code)
+				}
+				r := ve.Complete(cv, v, map[string]any{"async": true})
+				require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+				run := ve.WaitRun(t, r.Map(t)["id"].(string))
+				assert.Equal(t, canvas.EPROVIDER, run["error"].(map[string]any)["code"])
+				require.Len(t, refusing.Requests(), 3, "the vendor was called once per run: a refused key is not tried again")
+				assert.Equal(t, vc.want, refusing.Last(t).Header.Get(vc.header))
 			})
 		})
 	}

@@ -25,6 +25,9 @@ import (
 type fakeVendor struct {
 	kind string
 	srv  *httptest.Server
+	// refuse answers every request 401 with an error whose message quotes
+	// the key received, as vendors do for a key they do not know.
+	refuse bool
 
 	mu   sync.Mutex
 	reqs []vendorRequest
@@ -162,6 +165,10 @@ func (f *fakeVendor) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.reqs = append(f.reqs, vendorRequest{Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Body: body})
 	f.mu.Unlock()
+	if f.refuse {
+		f.refuseKey(w, r)
+		return
+	}
 	a := f.answer(body)
 	switch f.kind {
 	case wireOpenAI:
@@ -173,6 +180,21 @@ func (f *fakeVendor) serve(w http.ResponseWriter, r *http.Request) {
 	case wireBedrock:
 		f.bedrock(w, strings.HasSuffix(r.URL.Path, "/converse-stream"), a)
 	}
+}
+
+// refuseKey answers 401 with an error body that every vendor's SDK reads
+// (OpenAI's and Gemini's {"error": {...}}, Anthropic's {"type": "error"},
+// Bedrock's {"message"} with its X-Amzn-ErrorType), each message quoting
+// the key the request carried.
+func (f *fakeVendor) refuseKey(w http.ResponseWriter, r *http.Request) {
+	key := r.Header.Get("X-Api-Key") + r.Header.Get("X-Goog-Api-Key") + r.Header.Get("Api-Key") +
+		strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	msg := "Incorrect API key provided: " + key + "."
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Amzn-Errortype", "UnrecognizedClientException:http://internal.amazon.com/coral/com.amazon.coral.service/")
+	w.WriteHeader(http.StatusUnauthorized)
+	_ = json.NewEncoder(w).Encode(map[string]any{"type": "error", "message": msg, "error": map[string]any{
+		"type": "authentication_error", "code": "invalid_api_key", "status": "UNAUTHENTICATED", "message": msg}})
 }
 
 // writeSSE writes one server-sent event (no event name when event is "").
