@@ -181,7 +181,7 @@ var answerSchema = map[string]any{"type": "object", "required": []string{"answer
 // vendorCase is one provider run end to end.
 type vendorCase struct {
 	provider, model, key string
-	settings           map[string]any
+	settings             map[string]any
 	// fake is the vendor the credential points at; base is the base URL
 	// beside its root.
 	fake *fakeVendor
@@ -392,5 +392,3 @@ func assertWeatherCall(t *testing.T, calls any) {
 	assert.Equal(t, map[string]any{"city": "Paris"}, call["arguments"])
 	assert.NotEmpty(t, call["id"])
 }
-
-
