@@ -153,7 +153,12 @@ func (ve *vendorEnv) Complete(canvasID, versionID string, fields map[string]any)
 // Run reads a completion run, which must be recorded.
 func (ve *vendorEnv) Run(t *testing.T, id string) map[string]any {
 	t.Helper()
-	r := ve.Do(http.MethodGet, completionsPath+"/"+id, ve.Viewer, nil)
+	return ve.read(t, completionsPath+"/"+id)
+}
+
+func (ve *vendorEnv) read(t *testing.T, path string) map[string]any {
+	t.Helper()
+	r := ve.Do(http.MethodGet, path, ve.Viewer, nil)
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	return r.Map(t)
 }
@@ -161,11 +166,22 @@ func (ve *vendorEnv) Run(t *testing.T, id string) map[string]any {
 // WaitRun polls a completion run until it is terminal.
 func (ve *vendorEnv) WaitRun(t *testing.T, id string) map[string]any {
 	t.Helper()
+	return ve.wait(t, completionsPath+"/"+id)
+}
+
+// WaitTask polls a task until it is terminal.
+func (ve *vendorEnv) WaitTask(t *testing.T, id string) map[string]any {
+	t.Helper()
+	return ve.wait(t, "/v1/tasks/"+id)
+}
+
+func (ve *vendorEnv) wait(t *testing.T, path string) map[string]any {
+	t.Helper()
 	var run map[string]any
 	require.Eventually(t, func() bool {
-		run = ve.Run(t, id)
+		run = ve.read(t, path)
 		return run["status"] == completion.StatusCompleted || run["status"] == completion.StatusFailed
-	}, 10*time.Second, 10*time.Millisecond, "run %s never finished", id)
+	}, 10*time.Second, 10*time.Millisecond, "%s never finished", path)
 	return run
 }
 
