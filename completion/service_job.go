@@ -18,10 +18,11 @@ func JobKinds() []string { return []string{JobKindCompletion, JobKindTask} }
 
 // HandleJob executes the run a completion.run or task.run job serves. It is
 // idempotent: a run that is already terminal is left alone (a job claimed
-// again after a crash does not run or notify twice). A model failure is
-// returned for the queue to retry with backoff until the job's last attempt,
-// which records the run failed; an output that does not match the
-// structured output schema fails the run at once. The final state and, when
+// again after a crash does not run or notify twice). A model failure that
+// may pass (retryable) is returned for the queue to retry with backoff
+// until the job's last attempt, which records the run failed; any other
+// failure (an output that does not match the structured output schema, a
+// vendor refusing the request or its key) fails the run at once. The final state and, when
 // the run has a webhook URL, the deliveries of its notification are
 // written in one transaction.
 func (s *Service) HandleJob(ctx context.Context, j *queue.Job) error {
@@ -36,9 +37,8 @@ func (s *Service) HandleJob(ctx context.Context, j *queue.Job) error {
 	if err != nil && ctx.Err() != nil {
 		return err // the worker stops or lost the lease: the job runs again
 	}
-	var oe *model.OutputError
 	last := j.MaxAttempts > 0 && j.Attempts >= j.MaxAttempts
-	if err != nil && !errors.As(err, &oe) && canvas.ErrorCode(err) == canvas.EPROVIDER && !last {
+	if err != nil && retryable(err) && !last {
 		return err
 	}
 	s.finish(run, res, err, time.Since(start))
@@ -55,6 +55,18 @@ func (s *Service) HandleJob(ctx context.Context, j *queue.Job) error {
 		s.notify()
 	}
 	return nil
+}
+
+// retryable reports whether running a failed run again may succeed: a
+// PROVIDER_ERROR other than an output mismatch, unless the vendor answered
+// a status that will not change (model.VendorError.Retryable).
+func retryable(err error) bool {
+	var oe *model.OutputError
+	if errors.As(err, &oe) || canvas.ErrorCode(err) != canvas.EPROVIDER {
+		return false
+	}
+	var ve *model.VendorError
+	return !errors.As(err, &ve) || ve.Retryable()
 }
 
 // notification returns the deliveries of run's webhook notification, none

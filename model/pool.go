@@ -65,7 +65,7 @@ func (p *pool) entry(cred *Credential, updated time.Time) (*pooled, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &pooled{updated: updated, provider: prov, timeout: cred.Settings.Timeout(),
+	e := &pooled{updated: updated, provider: withoutKey(prov, cred.APIKey), timeout: cred.Settings.Timeout(),
 		slots: make(chan struct{}, cred.Settings.Concurrency())}
 	if old, ok := p.built[cred.ID]; ok && cap(old.slots) == cap(e.slots) {
 		// The calls in flight on the old state still count.

@@ -16,7 +16,8 @@ import (
 // came: a connection failure) and error code, and how long the vendor
 // asked to wait before trying again (its Retry-After; zero when it did not
 // say). The vendor's own message stays in Err, for the log only: it can
-// echo credentials or internals of the back end.
+// tell internals of the back end (the Caller cuts a credential's key out
+// of it, which a vendor refusing the key often quotes).
 type VendorError struct {
 	Provider   string
 	Status     int

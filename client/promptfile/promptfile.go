@@ -5,6 +5,16 @@
 // when they are imported elsewhere (no timestamps, authors, publication
 // ids or version positions), so export, import and export again gives the
 // same bytes.
+//
+// Credentials are named by their names, never by id (an id means nothing
+// in another workspace) and never with their key (a key is never
+// exported): a canvas's allowedCredentials lists credential names (null:
+// every credential), and a version's configuration, each of its fallbacks
+// and each llm node of a workflow spec say "credential": NAME where the
+// API says "credentialId": ID. canvasd import maps each name to the
+// target workspace's credential of that name, and stops with an error
+// naming a credential the workspace does not have, or a file that names a
+// credential by id.
 package promptfile
 
 import (
@@ -23,19 +33,25 @@ import (
 // FormatVersion is written in every file; Read refuses other versions.
 const FormatVersion = 1
 
+// CredentialKey is the key of a configuration, a fallback or an llm node's
+// config that names a credential by its name, where the API's
+// credentialId holds its id.
+const CredentialKey = "credential"
+
 // Canvas is one file: a canvas, its live versions (oldest first) and its
 // environments (production first, then by name).
 type Canvas struct {
-	FormatVersion        int           `json:"formatVersion"`
-	ID                   string        `json:"id"`
-	Title                string        `json:"title"`
-	Project              string        `json:"project"`
-	CustomTags           []string      `json:"customTags"`
-	LayoutVersion        string        `json:"layoutVersion"`
-	InferencesPercentage string        `json:"inferencesPercentage"`
-	AllowedCredentials   []string      `json:"allowedCredentials"`
-	Versions             []Version     `json:"versions"`
-	Environments         []Environment `json:"environments"`
+	FormatVersion        int      `json:"formatVersion"`
+	ID                   string   `json:"id"`
+	Title                string   `json:"title"`
+	Project              string   `json:"project"`
+	CustomTags           []string `json:"customTags"`
+	LayoutVersion        string   `json:"layoutVersion"`
+	InferencesPercentage string   `json:"inferencesPercentage"`
+	// AllowedCredentials are credential names (see CredentialKey).
+	AllowedCredentials []string      `json:"allowedCredentials"`
+	Versions           []Version     `json:"versions"`
+	Environments       []Environment `json:"environments"`
 }
 
 // Version is one version of a canvas, with its messages by index.

@@ -6,13 +6,10 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/model"
-	"github.com/promptcanvas/promptcanvas/model/anthropic"
-	"github.com/promptcanvas/promptcanvas/model/bedrock"
-	"github.com/promptcanvas/promptcanvas/model/gemini"
 	"github.com/promptcanvas/promptcanvas/model/openai"
+	"github.com/promptcanvas/promptcanvas/model/vendors"
 	"github.com/promptcanvas/promptcanvas/queue"
 )
 
@@ -37,27 +34,9 @@ func providers(cfg config) (*model.Registry, error) {
 // workspace credentials on: every provider of the project. Their requests
 // carry the model call's trace context.
 func providerKinds() model.Kinds {
-	traced := func(c model.Credential) *http.Client {
+	return vendors.Kinds(func(c model.Credential) *http.Client {
 		return &http.Client{Transport: engine.TraceTransport(model.VendorTransport(c.Settings.Timeout()))}
-	}
-	openAI := func(c model.Credential) (model.Provider, error) {
-		// The credential's provider says which of the three it is.
-		return openai.New(openai.Options{Credential: c, HTTPClient: traced(c)})
-	}
-	return model.Kinds{
-		canvas.ProviderOpenAI:           openAI,
-		canvas.ProviderOpenAICompatible: openAI,
-		canvas.ProviderAzureOpenAI:      openAI,
-		canvas.ProviderAnthropic: func(c model.Credential) (model.Provider, error) {
-			return anthropic.New(anthropic.Options{Credential: c, HTTPClient: traced(c)})
-		},
-		canvas.ProviderGemini: func(c model.Credential) (model.Provider, error) {
-			return gemini.New(gemini.Options{Credential: c, HTTPClient: traced(c)})
-		},
-		canvas.ProviderBedrock: func(c model.Credential) (model.Provider, error) {
-			return bedrock.New(bedrock.Options{Credential: c, HTTPClient: traced(c)})
-		},
-	}
+	})
 }
 
 // workerConfig is the queue worker's part of the configuration.

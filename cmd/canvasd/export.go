@@ -19,7 +19,8 @@ import (
 
 // export writes the canvases of a workspace (those of its projects; personal
 // drafts are not exported), their live versions and what their environments
-// serve to one JSON file per canvas in --out (see client/promptfile). Files
+// serve to one JSON file per canvas in --out (see client/promptfile), naming
+// credentials by their names and holding no key. Files
 // of an earlier export that no canvas wrote this time are removed, so the
 // directory is exactly the workspace's prompts.
 func export(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -100,6 +101,10 @@ func exportFiles(ctx context.Context, eng *engine.Engine) ([]*promptfile.Canvas,
 	if err != nil {
 		return nil, err
 	}
+	creds, err := workspaceCredentials(ctx, eng)
+	if err != nil {
+		return nil, err
+	}
 	var files []*promptfile.Canvas
 	for _, c := range canvases {
 		if c.ProjectID == nil {
@@ -107,15 +112,23 @@ func exportFiles(ctx context.Context, eng *engine.Engine) ([]*promptfile.Canvas,
 		}
 		f := &promptfile.Canvas{FormatVersion: promptfile.FormatVersion, ID: c.ID, Title: c.Title,
 			Project: projectName[*c.ProjectID], CustomTags: nonNilStrings(c.CustomTags), LayoutVersion: c.LayoutVersion,
-			InferencesPercentage: c.InferencesPercentage, AllowedCredentials: c.AllowedCredentials}
+			InferencesPercentage: c.InferencesPercentage, AllowedCredentials: creds.names(c.AllowedCredentials)}
 		versions, err := eng.Canvases.ListVersions(ctx, canvas.ListVersionsParams{PromptID: c.ID})
 		if err != nil {
 			return nil, err
 		}
 		slices.SortStableFunc(versions, func(a, b *canvas.Version) int { return cmp.Compare(a.VersionIndex, b.VersionIndex) })
 		for _, v := range versions {
-			fv := promptfile.Version{ID: v.ID, Title: v.Title, Draft: v.Draft, Configuration: fileConfiguration(v.Configuration),
-				Variables: fileVariables(v.Variables), IsWorkflow: v.IsWorkflow, WorkflowSpec: v.WorkflowSpec,
+			cfg, err := fileConfiguration(v.Configuration, creds)
+			if err != nil {
+				return nil, fmt.Errorf("canvas %q, version %s: %w", c.Title, v.ID, err)
+			}
+			spec, err := mapSpecCredentials(v.WorkflowSpec, creds.toName)
+			if err != nil {
+				return nil, fmt.Errorf("canvas %q, version %s: %w", c.Title, v.ID, err)
+			}
+			fv := promptfile.Version{ID: v.ID, Title: v.Title, Draft: v.Draft, Configuration: cfg,
+				Variables: fileVariables(v.Variables), IsWorkflow: v.IsWorkflow, WorkflowSpec: spec,
 				Messages: []promptfile.Message{}}
 			msgs := slices.Clone(v.Messages)
 			slices.SortStableFunc(msgs, func(a, b canvas.Message) int { return cmp.Compare(a.Index, b.Index) })

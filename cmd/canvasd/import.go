@@ -18,7 +18,12 @@ import (
 // projects by name. What is missing is created (keeping the file's ids),
 // environments are created and published as the files say, and each change
 // is printed. An environment the files say serves nothing is left as it
-// is (publications cannot be withdrawn). With --dry-run nothing is written.
+// is (publications cannot be withdrawn). Credentials, which the files name
+// by name, are the target workspace's credentials of those names; a file
+// naming a credential the workspace does not have stops the import with an
+// error naming it, before that canvas is written (import never creates a
+// credential: its key is never in a file). With --dry-run nothing is
+// written.
 func importCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var cfg config
 	var in, workspace string
@@ -65,7 +70,11 @@ func importCmd(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	ctx = actx
-	im := &importer{eng: eng, dryRun: dryRun, out: stdout}
+	creds, err := workspaceCredentials(ctx, eng)
+	if err != nil {
+		return err
+	}
+	im := &importer{eng: eng, dryRun: dryRun, out: stdout, creds: creds}
 	for _, f := range files {
 		if err := im.canvas(ctx, f); err != nil {
 			return fmt.Errorf("%s: %w", promptfile.FileName(f), err)
@@ -82,6 +91,7 @@ func importCmd(ctx context.Context, args []string, getenv func(string) string, s
 // importer applies files and reports what it changes.
 type importer struct {
 	eng     *engine.Engine
+	creds   credentialNames
 	dryRun  bool
 	out     io.Writer
 	changes int
@@ -109,10 +119,14 @@ func (im *importer) canvas(ctx context.Context, f *promptfile.Canvas) error {
 	}
 	isNew := c == nil
 	if isNew {
+		allowed, err := im.creds.ids(f.AllowedCredentials)
+		if err != nil {
+			return err
+		}
 		im.change("create canvas %q (%s) in project %q", f.Title, f.ID, f.Project)
 		c = &canvas.Canvas{ID: f.ID, Title: f.Title, ProjectID: &projectID, WorkspaceID: p.WorkspaceID,
 			CustomTags: f.CustomTags, LayoutVersion: f.LayoutVersion, InferencesPercentage: f.InferencesPercentage,
-			AllowedCredentials: f.AllowedCredentials, CreatedBy: "import", UpdatedBy: "import"}
+			AllowedCredentials: allowed, CreatedBy: "import", UpdatedBy: "import"}
 		if !im.dryRun {
 			if err := im.eng.Store.CreateCanvas(ctx, c); err != nil {
 				return err
@@ -193,16 +207,24 @@ func (im *importer) version(ctx context.Context, c *canvas.Canvas, fv *promptfil
 	if i := slices.IndexFunc(existing, func(v *canvas.Version) bool { return v.Title == fv.Title }); i >= 0 {
 		return existing[i].ID, nil
 	}
+	cfg, err := canvasConfiguration(fv.Configuration, im.creds)
+	if err != nil {
+		return "", fmt.Errorf("version %q: %w", fv.Title, err)
+	}
+	spec, err := mapSpecCredentials(fv.WorkflowSpec, im.creds.toID)
+	if err != nil {
+		return "", fmt.Errorf("version %q: %w", fv.Title, err)
+	}
 	im.change("create version %q (%s) of %q", fv.Title, fv.ID, c.Title)
 	if im.dryRun {
 		return fv.ID, nil
 	}
 	p := canvas.PrincipalFrom(ctx)
 	v := &canvas.Version{ID: fv.ID, PromptID: c.ID, Title: fv.Title, WorkspaceID: p.WorkspaceID,
-		Configuration: canvasConfiguration(fv.Configuration), Variables: canvasVariables(fv.Variables), Draft: fv.Draft,
-		IsWorkflow: fv.IsWorkflow, WorkflowSpec: fv.WorkflowSpec, CreatedBy: "import", UpdatedBy: "import"}
+		Configuration: cfg, Variables: canvasVariables(fv.Variables), Draft: fv.Draft,
+		IsWorkflow: fv.IsWorkflow, WorkflowSpec: spec, CreatedBy: "import", UpdatedBy: "import"}
 	if fv.IsWorkflow {
-		graph, err := im.eng.Workflows.CompileSpec(fv.WorkflowSpec)
+		graph, err := im.eng.Workflows.CompileSpec(spec)
 		if err != nil {
 			return "", fmt.Errorf("version %q: %w", fv.Title, err)
 		}
