@@ -204,7 +204,9 @@ type Run struct {
 	// workflow version.
 	WorkflowStatus string       `json:"workflowStatus,omitempty"`
 	Async          bool         `json:"async"`
-	Request        ModelRequest `json:"request"`
+	// Variables are the values the version was rendered with.
+	Variables map[string]any `json:"variables,omitempty"`
+	Request   ModelRequest   `json:"request"`
 	Result         *Response    `json:"result,omitempty"`
 	Error          *RunError    `json:"error,omitempty"`
 	Usage          Usage        `json:"usage"`
