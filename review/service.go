@@ -177,7 +177,6 @@ func (s *Service) Add(ctx context.Context, params AddParams) (*Item, error) {
 	return it, nil
 }
 
-
 // AnnotationInput is a reviewer's verdict: Passed is required, Score is
 // from 0 to 1, Comment at most MaxCommentLength characters.
 type AnnotationInput struct {
