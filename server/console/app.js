@@ -17,6 +17,7 @@ import { testCasesView } from "./testcases.js";
 import { filesView } from "./files.js";
 import { keysView } from "./keys.js";
 import { projectsView } from "./projects.js";
+import { reviewView } from "./review.js";
 
 // routes map a hash path to a view; a view is an async function that
 // returns the node to show.
@@ -32,6 +33,7 @@ const routes = [
   [/^\/canvases\/([^/]+)\/compare\/([^/]+)\/([^/]+)$/, (m) => compareView(m[1], m[2], m[3])],
   [/^\/canvases\/([^/]+)\/playground(?:\/(version|environment)\/([^/]+))?$/, (m) => playgroundView(m[1], m[2], m[3] && decodeURIComponent(m[3]))],
   [/^\/playground$/, () => playgroundView()],
+  [/^\/canvases\/([^/]+)\/review(?:\/(pending|reviewed|all))?$/, (m) => reviewView(m[1], m[2])],
   [/^\/versions\/([^/]+)$/, (m) => versionView(m[1])],
   [/^\/versions\/([^/]+)\/new$/, (m) => newVersionView(m[1])],
   [/^\/runs\/([^/]+)$/, (m) => runView(decodeURIComponent(m[1]))],
