@@ -46,6 +46,9 @@ type Run struct {
 	// workflow version (Kind KindWorkflow); ID is then its execution id.
 	WorkflowStatus string `json:"workflowStatus,omitempty"`
 	Async          bool   `json:"async"`
+	// Variables are the values the version was rendered with, kept so
+	// that a test case can be made of the run.
+	Variables map[string]any `json:"variables,omitempty"`
 	// Request is everything needed to execute the run later: the rendered
 	// messages and the effective settings. It is shown as the run's
 	// rendered input.

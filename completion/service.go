@@ -131,6 +131,14 @@ type RunParams struct {
 	// WorkflowEnvironment is the environment recorded on the run of a
 	// workflow version: "api" when empty, "test-case" for test cases.
 	WorkflowEnvironment string
+	// Live marks a run of the API surface (POST /v2/chat/completions,
+	// directly or through an application), which the canvas's
+	// inferencesPercentage samples into the review queue (see Sample).
+	// The server's completion route sets it unless the request is marked
+	// a preview (the console's playground); test cases, generations,
+	// experiments and every embedder's call leave it false. A workflow
+	// version's run is a workflow run, which is not sampled.
+	Live bool
 }
 
 // TaskParams describe a one-off prompt run, always asynchronous.

@@ -53,6 +53,10 @@ const completionMaxAttempts = 3
 // A run with an ApplicationID also notifies the application's subscription
 // (completion.succeeded or completion.failed) when it finishes: the
 // delivery is written with the final run record, sync or async.
+//
+// A Live run is drawn for its canvas's review queue (Sample) when it is
+// recorded: a sync or streamed run once answered, an async one when
+// accepted, so that its item, like its job, commits with its record.
 func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 	p, err := canvas.Authorize(ctx, canvas.RoleEditor)
 	if err != nil {
@@ -78,7 +82,7 @@ func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 		}
 		job := &queue.Job{WorkspaceID: run.WorkspaceID, Kind: JobKindCompletion, RefID: run.ID,
 			MaxAttempts: completionMaxAttempts}
-		if err := s.store.CreateRun(ctx, CreateRunParams{Run: run, Job: job}); err != nil {
+		if err := s.store.CreateRun(ctx, CreateRunParams{Run: run, Job: job, Sample: sample(params, run)}); err != nil {
 			return nil, err
 		}
 		s.notify()
@@ -98,7 +102,8 @@ func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 	if nerr != nil {
 		return nil, nerr
 	}
-	if werr := s.store.CreateRun(context.WithoutCancel(ctx), CreateRunParams{Run: run, Notify: notify}); werr != nil {
+	if werr := s.store.CreateRun(context.WithoutCancel(ctx), CreateRunParams{Run: run, Notify: notify,
+		Sample: sample(params, run)}); werr != nil {
 		return nil, werr
 	}
 	if len(notify) > 0 {
@@ -142,7 +147,7 @@ func (s *Service) prepare(ctx context.Context, p *canvas.Principal, params RunPa
 		ID: s.newID(), WorkspaceID: p.WorkspaceID, Kind: KindCompletion, CanvasID: params.CanvasID,
 		VersionID: ver.ID, EnvironmentName: envName, ApplicationID: params.ApplicationID,
 		Model: rr.Model, Status: StatusQueued, Async: params.Async || params.WebhookURL != "",
-		Request: *rr, WebhookURL: params.WebhookURL, ForwardHeaders: params.ForwardHeaders,
+		Variables: params.Variables, Request: *rr, WebhookURL: params.WebhookURL, ForwardHeaders: params.ForwardHeaders,
 		CreatedBy: p.Actor(), CreatedAt: now, UpdatedAt: now,
 	}, nil
 }

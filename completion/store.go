@@ -15,9 +15,9 @@ import (
 // (and assign one when empty), and scope every read to a workspace: a run of
 // another workspace is NOT_FOUND.
 type Store interface {
-	// CreateRun inserts p.Run with p.Job, when it is not nil, and p.Notify
-	// in one transaction, so that an accepted run always has its job and a
-	// recorded run its notification. It sets CreatedAt and UpdatedAt, and
+	// CreateRun inserts p.Run with p.Job, when it is not nil, p.Notify and
+	// the review item p.Sample takes, in one transaction, so that an
+	// accepted run always has its job and a recorded run its notification. It sets CreatedAt and UpdatedAt, and
 	// CompletedAt when the run is already terminal (a sync run recorded
 	// once answered).
 	CreateRun(ctx context.Context, p CreateRunParams) error
@@ -78,6 +78,11 @@ type CreateRunParams struct {
 	// Notify are the deliveries of the notification of a run recorded
 	// terminal (a sync run), each written with its log row.
 	Notify []webhook.Outgoing
+	// Sample, when not nil, draws the run for its canvas's review queue:
+	// the store reads the canvas's inferencesPercentage in the same
+	// transaction and, when Sample.Takes it, inserts a pending review
+	// item of the run (source "sampled") with the run.
+	Sample *Sample
 }
 
 // FinishRunParams is a run's final state with the deliveries of its

@@ -19,6 +19,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/retention"
+	"github.com/promptcanvas/promptcanvas/review"
 	"github.com/promptcanvas/promptcanvas/store"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
@@ -137,6 +138,8 @@ type Engine struct {
 	Workflows    *workflow.Service
 	TestCases    *testcase.Service
 	Generations  *testcase.GenerationService
+	// Review is the review queue of live runs (see completion.Sample).
+	Review       *review.Service
 	Files        *vault.Service
 	Applications *webhook.ApplicationService
 	Deliveries   *webhook.DeliveryService
@@ -265,6 +268,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		FinishedJob: func(g *testcase.Generation) (*queue.Job, error) {
 			return notifier.CanvasEventJob(g.WorkspaceID, g.PromptID, g.ID, webhook.EventGenerationCompleted, g)
 		}})
+	e.Review = review.NewService(review.Options{Store: db, Canvases: db, Runs: db, TestCases: e.TestCases})
 	sender := webhook.NewSender(webhook.SenderOptions{AllowPrivateNetworks: lim.AllowPrivateNetworks,
 		WrapTransport: tel.webhookTransport})
 	e.Applications = webhook.NewApplicationService(webhook.ApplicationOptions{Store: db, Canvases: db,

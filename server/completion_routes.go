@@ -157,6 +157,7 @@ func (s *Server) handleCreateCompletion(w http.ResponseWriter, r *http.Request) 
 		CanvasID: req.CanvasID, EnvironmentName: req.EnvironmentName, VersionID: req.VersionID,
 		ApplicationID: req.ApplicationID, Variables: req.Variables, Settings: completionSettings(req.Settings),
 		Async: req.Async, WebhookURL: req.WebhookURL, ForwardHeaders: webhook.ForwardedHeaders(r.Header),
+		Live: liveRun(r),
 	}
 	params.Messages, params.Conversation = requestMessages(req.Messages)
 	if req.Stream && !req.Async && req.WebhookURL == "" {

@@ -100,6 +100,8 @@ type world struct {
 	File string
 	// Credential is an Anthropic credential limited to P1.
 	Credential string
+	// ReviewItem is Completion in Canvas's review queue, added by hand.
+	ReviewItem string
 }
 
 // newWorld fills e's workspace.
@@ -145,7 +147,17 @@ func newWorld(t *testing.T, e *fullEnv) *world {
 	w.WorkflowRun = w.NewWorkflowRun(t)
 	w.File = w.NewFile(t)
 	w.Credential = w.NewCredential(t)
+	w.ReviewItem = mustCreate(t, e.testEnv, "/review-queue", e.Editor, map[string]any{"runId": w.Completion})["id"].(string)
 	return w
+}
+
+// NewCompletion runs Canvas and returns the run's id.
+func (w *world) NewCompletion(t *testing.T) string {
+	t.Helper()
+	r := w.e.Do(http.MethodPost, "/v2/chat/completions", w.e.Editor, map[string]any{"canvas_id": w.Canvas,
+		"variables": map[string]any{"name": "Ada"}})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	return r.Map(t)["id"].(string)
 }
 
 // NewCredential creates an Anthropic credential limited to P1, with a new

@@ -228,6 +228,16 @@ func routeCases(w *world) []routeCase {
 		{"POST /workflow/runs/{id}/cancel", editor, true, 200, fresh("/workflow/runs/{}/cancel", w.NewWorkflowRun, nil)},
 		{"POST /workflow/runs/{id}/review", editor, true, 409, fixed("/workflow/runs/"+w.WorkflowRun+"/review", map[string]any{"approved": true})},
 		{"POST /workflow/runs/{id}/resume", editor, true, 409, fixed("/workflow/runs/"+w.WorkflowRun+"/resume", map[string]any{"input": "done"})},
+
+		{"GET /review-queue", viewer, true, 200, fixed("/review-queue?promptId="+w.Canvas, nil)},
+		{"POST /review-queue", editor, true, 201, func(t *testing.T) routeRequest {
+			return routeRequest{path: "/review-queue", body: map[string]any{"runId": w.NewCompletion(t)}}
+		}},
+		{"GET /review-queue/stats", viewer, true, 200, fixed("/review-queue/stats?promptId="+w.Canvas, nil)},
+		{"GET /review-queue/{id}", viewer, true, 200, fixed("/review-queue/"+w.ReviewItem, nil)},
+		{"POST /review-queue/{id}/annotation", editor, true, 200, fixed("/review-queue/"+w.ReviewItem+"/annotation",
+			map[string]any{"passed": true, "score": 0.9})},
+		{"POST /review-queue/{id}/test-case", editor, true, 201, fixed("/review-queue/"+w.ReviewItem+"/test-case", nil)},
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/idempotency"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/retention"
+	"github.com/promptcanvas/promptcanvas/review"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
 	"github.com/promptcanvas/promptcanvas/webhook"
@@ -36,6 +37,7 @@ type Store interface {
 	workflow.Store
 	retention.Store
 	credential.Store
+	review.Store
 
 	// Ping reports whether the store answers.
 	Ping(ctx context.Context) error

@@ -202,12 +202,14 @@ type Run struct {
 	Status          string `json:"status"`
 	// WorkflowStatus is the workflow run's status, for a run of a
 	// workflow version.
-	WorkflowStatus string       `json:"workflowStatus,omitempty"`
-	Async          bool         `json:"async"`
-	Request        ModelRequest `json:"request"`
-	Result         *Response    `json:"result,omitempty"`
-	Error          *RunError    `json:"error,omitempty"`
-	Usage          Usage        `json:"usage"`
+	WorkflowStatus string `json:"workflowStatus,omitempty"`
+	Async          bool   `json:"async"`
+	// Variables are the values the version was rendered with.
+	Variables map[string]any `json:"variables,omitempty"`
+	Request   ModelRequest   `json:"request"`
+	Result    *Response      `json:"result,omitempty"`
+	Error     *RunError      `json:"error,omitempty"`
+	Usage     Usage          `json:"usage"`
 	// Cost is null when no price of the run's model is known, or before
 	// it ran.
 	Cost      *Cost `json:"cost"`

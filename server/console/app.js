@@ -19,6 +19,7 @@ import { keysView } from "./keys.js";
 import { projectsView } from "./projects.js";
 import { credentialsView } from "./credentials.js";
 import { modelsView } from "./models.js";
+import { reviewView } from "./review.js";
 
 // routes map a hash path to a view; a view is an async function that
 // returns the node to show.
@@ -34,6 +35,7 @@ const routes = [
   [/^\/canvases\/([^/]+)\/compare\/([^/]+)\/([^/]+)$/, (m) => compareView(m[1], m[2], m[3])],
   [/^\/canvases\/([^/]+)\/playground(?:\/(version|environment)\/([^/]+))?$/, (m) => playgroundView(m[1], m[2], m[3] && decodeURIComponent(m[3]))],
   [/^\/playground$/, () => playgroundView()],
+  [/^\/canvases\/([^/]+)\/review(?:\/(pending|reviewed|all))?$/, (m) => reviewView(m[1], m[2])],
   [/^\/versions\/([^/]+)$/, (m) => versionView(m[1])],
   [/^\/versions\/([^/]+)\/new$/, (m) => newVersionView(m[1])],
   [/^\/runs\/([^/]+)$/, (m) => runView(decodeURIComponent(m[1]))],

@@ -333,7 +333,10 @@ async function complete(body, signal, onText, onTools) {
   const t0 = performance.now();
   const resp = await fetch("/v2/chat/completions", {
     method: "POST", signal, credentials: "omit", cache: "no-store",
-    headers: { Authorization: `Bearer ${apiKey() || ""}`, "Content-Type": "application/json", Accept: "text/event-stream, application/json" },
+    // A playground run is a preview: the canvas's inferencesPercentage
+    // never samples it for review.
+    headers: { Authorization: `Bearer ${apiKey() || ""}`, "Content-Type": "application/json", Accept: "text/event-stream, application/json",
+      "Canvas-Preview": "true" },
     body: JSON.stringify(body),
   });
   const type = resp.headers.get("Content-Type") || "";

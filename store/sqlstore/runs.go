@@ -25,13 +25,13 @@ var _ completion.Store = (*Store)(nil)
 const runCols = `id, workspace_id, kind, canvas_id, version_id, environment_name, application_id, model,
 	status, async, request, result, error, input_tokens, output_tokens, latency_ms, webhook_url,
 	forward_headers, created_by, created_at, updated_at, completed_at, credential_id, provider, cost_input,
-	cost_output, cost_total`
+	cost_output, cost_total, variables`
 
 // The statements of a run's life, which SQLite prepares at Open: its
 // insert, its read by workspace and id, its start, the check that it has
 // not ended yet, and its end.
 const (
-	QInsertRun   = `INSERT INTO runs (` + runCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	QInsertRun   = `INSERT INTO runs (` + runCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	QGetRun      = `SELECT ` + runCols + ` FROM runs WHERE workspace_id = ? AND id = ?`
 	QStartRun    = `UPDATE runs SET status = ?, updated_at = ? WHERE id = ?`
 	QRunTerminal = `SELECT status IN ('` + completion.StatusCompleted + `', '` + completion.StatusFailed +
@@ -48,7 +48,7 @@ func scanRun(r Row) (*completion.Run, error) {
 		&run.ApplicationID, &run.Model, &run.Status, &run.Async, jsonCol{&run.Request}, jsonCol{&run.Result},
 		jsonCol{&run.Error}, &run.Usage.InputTokens, &run.Usage.OutputTokens, &run.LatencyMs, &run.WebhookURL,
 		jsonCol{&run.ForwardHeaders}, &run.CreatedBy, &run.CreatedAt, &run.UpdatedAt, &run.CompletedAt,
-		&run.CredentialID, &run.Provider, &cost[0], &cost[1], &cost[2])
+		&run.CredentialID, &run.Provider, &cost[0], &cost[1], &cost[2], jsonCol{&run.Variables})
 	if err == nil && cost[2] != nil {
 		run.Cost = &model.Cost{Input: deref(cost[0]), Output: deref(cost[1]), Total: *cost[2], Currency: model.Currency}
 	}
@@ -90,8 +90,9 @@ func runOutcome(r *completion.Run) (result, runErr any, err error) {
 	return result, runErr, err
 }
 
-// CreateRun inserts p.Run, p.Job when it is not nil and p.Notify's
-// deliveries (insertDelivery) in one transaction, in the Runs group; it
+// CreateRun inserts p.Run, p.Job when it is not nil, p.Notify's
+// deliveries (insertDelivery) and the review item p.Sample takes
+// (sampleRun) in one transaction, in the Runs group; it
 // returns once that transaction's commit is durable. The run's id becomes
 // the RefID of the idempotency reservation ctx carries, in the same
 // transaction. The run's JSON columns are encoded before the write joins a
@@ -107,6 +108,10 @@ func (s *Store) CreateRun(ctx context.Context, p completion.CreateRunParams) err
 		return err
 	}
 	headers, err := jsonOrNull(r.ForwardHeaders, len(r.ForwardHeaders) == 0)
+	if err != nil {
+		return err
+	}
+	vars, err := jsonOrNull(r.Variables, len(r.Variables) == 0)
 	if err != nil {
 		return err
 	}
@@ -128,7 +133,7 @@ func (s *Store) CreateRun(ctx context.Context, p completion.CreateRunParams) err
 		if _, err := tx.Exec(ctx, QInsertRun, r.ID, r.WorkspaceID, r.Kind, r.CanvasID, r.VersionID,
 			r.EnvironmentName, r.ApplicationID, r.Model, r.Status, r.Async, string(req), result, runErr,
 			r.Usage.InputTokens, r.Usage.OutputTokens, r.LatencyMs, r.WebhookURL, headers, r.CreatedBy,
-			tx.Now, tx.Now, r.CompletedAt, r.CredentialID, r.Provider, costIn, costOut, costTotal); err != nil {
+			tx.Now, tx.Now, r.CompletedAt, r.CredentialID, r.Provider, costIn, costOut, costTotal, vars); err != nil {
 			return err
 		}
 		if job := p.Job; job != nil {
@@ -141,6 +146,11 @@ func (s *Store) CreateRun(ctx context.Context, p completion.CreateRunParams) err
 		}
 		if err := s.insertDeliveries(ctx, tx, p.Notify); err != nil {
 			return err
+		}
+		if p.Sample != nil {
+			if err := sampleRun(ctx, tx, r, p.Sample); err != nil {
+				return err
+			}
 		}
 		return recordIdempotencyRef(ctx, tx, rec, r.ID)
 	})
