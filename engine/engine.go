@@ -15,6 +15,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/credential"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/experiment"
 	"github.com/promptcanvas/promptcanvas/idempotency"
 	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
@@ -82,7 +83,8 @@ type Options struct {
 type Limits struct {
 	// ModelConcurrency bounds the model lane's jobs run at once:
 	// asynchronous completions and tasks, test case generations, workflow
-	// runs (queue.DefaultModelConcurrency).
+	// runs, experiments (queue.DefaultModelConcurrency). It also bounds the
+	// case runs one experiment runs at once.
 	ModelConcurrency int
 	// DeliveryConcurrency bounds the delivery lane's jobs run at once:
 	// webhook deliveries and their fan-outs
@@ -137,6 +139,9 @@ type Engine struct {
 	Workflows    *workflow.Service
 	TestCases    *testcase.Service
 	Generations  *testcase.GenerationService
+	// Experiments runs a canvas's test cases against its versions and
+	// keeps saved evaluators.
+	Experiments  *experiment.Service
 	Files        *vault.Service
 	Applications *webhook.ApplicationService
 	Deliveries   *webhook.DeliveryService
@@ -267,6 +272,18 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		}})
 	sender := webhook.NewSender(webhook.SenderOptions{AllowPrivateNetworks: lim.AllowPrivateNetworks,
 		WrapTransport: tel.webhookTransport})
+	concurrency := lim.ModelConcurrency
+	if concurrency <= 0 {
+		concurrency = queue.DefaultModelConcurrency
+	}
+	e.Experiments = experiment.NewService(experiment.Options{Store: db, Canvases: db, TestCases: db,
+		Environments: e.Environments, Runner: e.Completions, Models: e.Models,
+		Sender: webhook.NewSender(webhook.SenderOptions{AllowPrivateNetworks: lim.AllowPrivateNetworks,
+			Timeout: experiment.MaxWebhookTimeoutMs * time.Millisecond, WrapTransport: tel.webhookTransport}),
+		Concurrency: concurrency, Notify: notify, Cancel: cancel,
+		EndedJob: func(x *experiment.Experiment) (*queue.Job, error) {
+			return notifier.CanvasEventJob(x.WorkspaceID, x.PromptID, x.ID, webhook.EventExperimentCompleted, x)
+		}})
 	e.Applications = webhook.NewApplicationService(webhook.ApplicationOptions{Store: db, Canvases: db,
 		SecretOverlap: lim.SecretOverlap})
 	e.Deliveries = webhook.NewDeliveryService(webhook.DeliveryOptions{Log: db, Applications: db, Canvases: db, Sender: sender})
@@ -286,6 +303,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	w.HandleIn(queue.LaneModel, testcase.JobKindGenerate, e.Generations.HandleJob)
 	w.HandleIn(queue.LaneModel, workflow.JobKindRun, e.Workflows.HandleJob)
+	w.HandleIn(queue.LaneModel, experiment.JobKindRun, e.Experiments.HandleJob)
 	w.HandleIn(queue.LaneDelivery, webhook.JobKind, deliverer.Handle)
 	w.HandleIn(queue.LaneDelivery, webhook.JobKindFanout, notifier.HandleFanout)
 	w.HandleIn(queue.LaneDelivery, webhook.JobKindCanvasEvent, notifier.HandleCanvasEvent)

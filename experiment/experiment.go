@@ -264,4 +264,3 @@ func change(base, cand *Result) string {
 	}
 	return ChangeUnchanged
 }
-
