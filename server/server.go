@@ -18,6 +18,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/credential"
 	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/experiment"
 	"github.com/promptcanvas/promptcanvas/idempotency"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
@@ -64,6 +65,9 @@ type Options struct {
 	// Workflows starts, reads, cancels, reviews and resumes workflow runs;
 	// when nil, the /workflow/runs routes answer NOT_FOUND.
 	Workflows *workflow.Service
+	// Experiments runs experiments and keeps saved evaluators; when nil,
+	// the /experiments and /evaluators routes answer NOT_FOUND.
+	Experiments *experiment.Service
 	// Auth turns a request's bearer token into a principal.
 	Auth *Authenticator
 	// Ready reports whether the server can serve: GET /healthz answers 500
@@ -120,6 +124,7 @@ type Server struct {
 	credentials  *credential.Service
 	deliveries   *webhook.DeliveryService
 	workflows    *workflow.Service
+	experiments  *experiment.Service
 	auth         *Authenticator
 	logger       *slog.Logger
 	metrics      *httpMetrics // nil counts nothing
@@ -174,6 +179,7 @@ func newServer(opts Options) (*Server, error) {
 		fill(&opts.Credentials, e.Credentials)
 		fill(&opts.Deliveries, e.Deliveries)
 		fill(&opts.Workflows, e.Workflows)
+		fill(&opts.Experiments, e.Experiments)
 		fill(&opts.Metrics, e.Metrics)
 		fill(&opts.TracerProvider, e.TracerProvider)
 		fill(&opts.Limits.ModelWork, ModelWork(e))
@@ -192,6 +198,7 @@ func newServer(opts Options) (*Server, error) {
 		credentials:  opts.Credentials,
 		deliveries:   opts.Deliveries,
 		workflows:    opts.Workflows,
+		experiments:  opts.Experiments,
 		auth:         opts.Auth,
 		logger:       opts.Logger,
 		maxBody:      opts.MaxBodyBytes,
@@ -244,6 +251,7 @@ func newServer(opts Options) (*Server, error) {
 	s.registerFileRoutes()
 	s.registerDeliveryRoutes()
 	s.registerWorkflowRoutes()
+	s.registerExperimentRoutes()
 	return s, nil
 }
 
