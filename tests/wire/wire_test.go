@@ -15,6 +15,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/client/wire"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/experiment"
 	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
@@ -136,6 +137,9 @@ func TestWire_Answers(t *testing.T) {
 		"Application":           func(t *testing.T) { roundTrip[wire.Application](t, filled[webhook.Application]()) },
 		"ApplicationWithSecret": func(t *testing.T) { roundTrip[wire.ApplicationWithSecret](t, filled[webhook.ApplicationWithSecret]()) },
 		"LoggedDelivery":        func(t *testing.T) { roundTrip[wire.LoggedDelivery](t, filled[webhook.LoggedDelivery]()) },
+		"Experiment":            func(t *testing.T) { roundTrip[wire.Experiment](t, filled[experiment.Experiment]()) },
+		"ExperimentResult":      func(t *testing.T) { roundTrip[wire.ExperimentResult](t, filled[experiment.Result]()) },
+		"Comparison":            func(t *testing.T) { roundTrip[wire.Comparison](t, filled[experiment.Comparison]()) },
 	} {
 		t.Run(name, check)
 	}
@@ -157,6 +161,10 @@ func TestWire_Requests(t *testing.T) {
 			roundTrip[webhook.CreateApplicationParams](t, filled[wire.CreateApplicationParams]())
 		},
 		"Settings": func(t *testing.T) { roundTrip[completion.Settings](t, filled[wire.Settings]()) },
+		"StartExperiment": func(t *testing.T) {
+			roundTrip[experiment.Request](t, filled[wire.ExperimentRequest]())
+		},
+		"Annotation": func(t *testing.T) { roundTrip[experiment.AnnotationParams](t, filled[wire.AnnotationRequest]()) },
 	} {
 		t.Run(name, check)
 	}
@@ -183,6 +191,14 @@ func TestWire_Constants(t *testing.T) {
 		{wire.CodeCancelled, canvas.ECANCELLED},
 		{wire.CodeRejected, canvas.EREJECTED},
 		{wire.CodeNoOutput, canvas.ENOOUTPUT},
+		{wire.ExperimentQueued, experiment.StatusQueued},
+		{wire.ExperimentRunning, experiment.StatusRunning},
+		{wire.ExperimentCompleted, experiment.StatusCompleted},
+		{wire.ExperimentFailed, experiment.StatusFailed},
+		{wire.ExperimentCancelled, experiment.StatusCancelled},
+		{wire.ChangeRegression, experiment.ChangeRegression},
+		{wire.ChangeImprovement, experiment.ChangeImprovement},
+		{wire.ChangeUnchanged, experiment.ChangeUnchanged},
 		{wire.RoleSystem, canvas.RoleSystem},
 		{wire.RoleUser, canvas.RoleUser},
 		{wire.RoleAssistant, canvas.RoleAssistant},
