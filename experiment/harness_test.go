@@ -32,14 +32,18 @@ type world struct {
 // openWorld opens the engine on dir (a new one when empty), with the
 // OpenAI-compatible provider for judges, and runs its background work
 // until the test ends or close is called.
-func openWorld(t *testing.T, dir string) *world {
+func openWorld(t testing.TB, dir string) *world { return openWorldWith(t, dir, 4) }
+
+// openWorldWith is openWorld with the model lane's concurrency, which
+// bounds the case runs of an experiment too.
+func openWorldWith(t testing.TB, dir string, concurrency int) *world {
 	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
 	}
 	e, err := engine.OpenSQLite(context.Background(), dir, engine.Options{
 		ProviderKinds: model.Kinds{canvas.ProviderOpenAICompatible: openai.Factory},
-		Limits:        engine.Limits{AllowPrivateNetworks: true, ModelConcurrency: 4}})
+		Limits:        engine.Limits{AllowPrivateNetworks: true, ModelConcurrency: concurrency}})
 	require.NoError(t, err)
 	t.Cleanup(func() { e.Close() })
 	go e.Run(context.Background())
@@ -61,7 +65,7 @@ var cases = []struct{ q, suffix, expected string }{
 
 // canvasOf creates a personal canvas with versions v1 ("{{q}}") and v2
 // ("{{q}}{{suffix}}") and a test case per entry of cases.
-func (w *world) canvasOf(t *testing.T) (c *canvas.Canvas, v1, v2 *canvas.Version) {
+func (w *world) canvasOf(t testing.TB) (c *canvas.Canvas, v1, v2 *canvas.Version) {
 	t.Helper()
 	c, err := w.e.Canvases.CreateCanvas(w.ctx, canvas.CreateCanvasParams{Title: "Echo"})
 	require.NoError(t, err)
@@ -82,7 +86,13 @@ func (w *world) canvasOf(t *testing.T) (c *canvas.Canvas, v1, v2 *canvas.Version
 }
 
 // wait polls the experiment until it has ended.
-func (w *world) wait(t *testing.T, id string) *experiment.Experiment {
+func (w *world) wait(t testing.TB, id string) *experiment.Experiment {
+	t.Helper()
+	return w.waitEvery(t, id, 20*time.Millisecond)
+}
+
+// waitEvery polls the experiment every interval until it has ended.
+func (w *world) waitEvery(t testing.TB, id string, interval time.Duration) *experiment.Experiment {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -92,7 +102,7 @@ func (w *world) wait(t *testing.T, id string) *experiment.Experiment {
 			return x
 		}
 		require.True(t, time.Now().Before(deadline), "the experiment ends in time; it is %s at %+v", x.Status, x.Progress)
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(interval)
 	}
 }
 
