@@ -44,8 +44,8 @@ func TestDeps_ImportsGoDown(t *testing.T) {
 	// rank is each top-level package's line on the graph, from the top.
 	rank := map[string]int{"canvas": 0,
 		"env": 1, "vault": 1, "queue": 1, "webhook": 1, "idempotency": 1, "retention": 1,
-		"model": 2, "credential": 3, "workflow": 3, "completion": 4, "testcase": 5, "client": 6, "review": 6, "store": 7, "engine": 8,
-		"server": 9, "cmd": 10, "examples": 10, "tests": 10}
+		"model": 2, "credential": 3, "workflow": 3, "completion": 4, "testcase": 5, "experiment": 6, "review": 6,
+		"client": 7, "store": 8, "engine": 9, "server": 10, "cmd": 11, "examples": 11, "tests": 11}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"...").Output()
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")

@@ -15,6 +15,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/credential"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/experiment"
 	"github.com/promptcanvas/promptcanvas/idempotency"
 	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
@@ -83,7 +84,8 @@ type Options struct {
 type Limits struct {
 	// ModelConcurrency bounds the model lane's jobs run at once:
 	// asynchronous completions and tasks, test case generations, workflow
-	// runs (queue.DefaultModelConcurrency).
+	// runs, experiments (queue.DefaultModelConcurrency). It also bounds the
+	// case runs one experiment runs at once.
 	ModelConcurrency int
 	// DeliveryConcurrency bounds the delivery lane's jobs run at once:
 	// webhook deliveries and their fan-outs
@@ -140,6 +142,9 @@ type Engine struct {
 	Generations  *testcase.GenerationService
 	// Review is the review queue of live runs (see completion.Sample).
 	Review       *review.Service
+	// Experiments runs a canvas's test cases against its versions and
+	// keeps saved evaluators.
+	Experiments  *experiment.Service
 	Files        *vault.Service
 	Applications *webhook.ApplicationService
 	Deliveries   *webhook.DeliveryService
@@ -271,6 +276,18 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	e.Review = review.NewService(review.Options{Store: db, Canvases: db, Runs: db, TestCases: e.TestCases})
 	sender := webhook.NewSender(webhook.SenderOptions{AllowPrivateNetworks: lim.AllowPrivateNetworks,
 		WrapTransport: tel.webhookTransport})
+	concurrency := lim.ModelConcurrency
+	if concurrency <= 0 {
+		concurrency = queue.DefaultModelConcurrency
+	}
+	e.Experiments = experiment.NewService(experiment.Options{Store: db, Canvases: db, TestCases: db,
+		Environments: e.Environments, Runner: e.Completions, Models: e.Models,
+		Sender: webhook.NewSender(webhook.SenderOptions{AllowPrivateNetworks: lim.AllowPrivateNetworks,
+			Timeout: experiment.MaxWebhookTimeoutMs * time.Millisecond, WrapTransport: tel.webhookTransport}),
+		Concurrency: concurrency, Notify: notify, Cancel: cancel,
+		EndedJob: func(x *experiment.Experiment) (*queue.Job, error) {
+			return notifier.CanvasEventJob(x.WorkspaceID, x.PromptID, x.ID, webhook.EventExperimentCompleted, x)
+		}})
 	e.Applications = webhook.NewApplicationService(webhook.ApplicationOptions{Store: db, Canvases: db,
 		SecretOverlap: lim.SecretOverlap})
 	e.Deliveries = webhook.NewDeliveryService(webhook.DeliveryOptions{Log: db, Applications: db, Canvases: db, Sender: sender})
@@ -290,6 +307,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	w.HandleIn(queue.LaneModel, testcase.JobKindGenerate, e.Generations.HandleJob)
 	w.HandleIn(queue.LaneModel, workflow.JobKindRun, e.Workflows.HandleJob)
+	w.HandleIn(queue.LaneModel, experiment.JobKindRun, e.Experiments.HandleJob)
 	w.HandleIn(queue.LaneDelivery, webhook.JobKind, deliverer.Handle)
 	w.HandleIn(queue.LaneDelivery, webhook.JobKindFanout, notifier.HandleFanout)
 	w.HandleIn(queue.LaneDelivery, webhook.JobKindCanvasEvent, notifier.HandleCanvasEvent)

@@ -14,6 +14,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/credential"
 	"github.com/promptcanvas/promptcanvas/engine"
+	"github.com/promptcanvas/promptcanvas/experiment"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/server"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
@@ -102,6 +103,11 @@ type world struct {
 	Credential string
 	// ReviewItem is Completion in Canvas's review queue, added by hand.
 	ReviewItem string
+	// Experiment is a completed experiment of Canvas over Version with
+	// TestCase; Result is its result.
+	Experiment, Result string
+	// Evaluator is a saved evaluator of Canvas.
+	Evaluator string
 }
 
 // newWorld fills e's workspace.
@@ -148,7 +154,45 @@ func newWorld(t *testing.T, e *fullEnv) *world {
 	w.File = w.NewFile(t)
 	w.Credential = w.NewCredential(t)
 	w.ReviewItem = mustCreate(t, e.testEnv, "/review-queue", e.Editor, map[string]any{"runId": w.Completion})["id"].(string)
+	w.Experiment = w.NewExperiment(t)
+	w.runExperiments(t)
+	results := e.Do(http.MethodGet, "/experiments/"+w.Experiment+"/results", e.Viewer, nil)
+	require.Equal(t, http.StatusOK, results.Status, "%s", results.Body)
+	var rp struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	results.JSON(t, &rp)
+	require.Len(t, rp.Data, 1, "the experiment ran its one case")
+	w.Result = rp.Data[0].ID
+	w.Evaluator = mustCreate(t, e.testEnv, "/evaluators", e.Editor, map[string]any{"promptId": w.Canvas,
+		"name": "polite", "type": "contains"})["id"].(string)
 	return w
+}
+
+// NewExperiment starts an experiment of Canvas over Version and TestCase,
+// which stays queued until runExperiments.
+func (w *world) NewExperiment(t *testing.T) string {
+	t.Helper()
+	r := w.e.Do(http.MethodPost, "/experiments", w.e.Editor, map[string]any{"promptId": w.Canvas,
+		"versionIds": []string{w.Version}, "testCaseIds": []string{w.TestCase},
+		"evaluators": []map[string]any{{"name": "exact", "type": "exact"}}})
+	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
+	return r.Map(t)["id"].(string)
+}
+
+// runExperiments runs the jobs of the experiments queued so far, as the
+// engine's worker would.
+func (w *world) runExperiments(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	jobs, err := w.e.Engine.Store.ClaimJobs(ctx, "world", []string{experiment.JobKindRun}, 10, time.Minute)
+	require.NoError(t, err)
+	for _, j := range jobs {
+		require.NoError(t, w.e.Engine.Experiments.HandleJob(ctx, j))
+		require.NoError(t, w.e.Engine.Store.CompleteJob(ctx, j.ID, "world"))
+	}
 }
 
 // NewCompletion runs Canvas and returns the run's id.

@@ -195,6 +195,23 @@ func routeCases(w *world) []routeCase {
 		}, nil)},
 		{"GET /test-case/executions/{executionId}", viewer, true, 200, fixed("/test-case/executions/"+w.Execution, nil)},
 
+		{"POST /experiments", editor, true, 202, fixed("/experiments", map[string]any{"promptId": w.Canvas,
+			"versionIds": []string{w.Version}, "evaluators": []map[string]any{{"id": w.Evaluator}}})},
+		{"GET /experiments", viewer, true, 200, fixed("/experiments?promptId="+w.Canvas, nil)},
+		{"GET /experiments/{id}", viewer, true, 200, fixed("/experiments/"+w.Experiment, nil)},
+		{"POST /experiments/{id}/cancel", editor, true, 200, fresh("/experiments/{}/cancel", w.NewExperiment, nil)},
+		{"GET /experiments/{id}/results", viewer, true, 200, fixed("/experiments/"+w.Experiment+"/results?versionId="+w.Version, nil)},
+		{"GET /experiments/{id}/compare", viewer, true, 200, fixed("/experiments/"+w.Experiment+"/compare?baseline="+
+			w.Version+"&candidate="+w.Version, nil)},
+		{"POST /experiments/{id}/results/{resultId}/annotation", editor, true, 200,
+			fixed("/experiments/"+w.Experiment+"/results/"+w.Result+"/annotation", map[string]any{"passed": true, "score": 0.5,
+				"comment": "fine"})},
+		{"POST /evaluators", editor, true, 201, func(*testing.T) routeRequest {
+			return routeRequest{path: "/evaluators", body: map[string]any{"promptId": w.Canvas, "name": uniqueName("hook"),
+				"type": "webhook", "url": "https://example.com/judge"}}
+		}},
+		{"GET /evaluators", viewer, true, 200, fixed("/evaluators?promptId="+w.Canvas, nil)},
+
 		{"POST /applications", admin, true, 201, fixed("/applications", map[string]any{"name": "a", "promptId": w.Canvas})},
 		{"GET /applications", viewer, false, 200, fixed("/applications", nil)},
 		{"GET /applications/{id}", viewer, true, 200, fixed("/applications/"+w.App, nil)},

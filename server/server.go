@@ -18,6 +18,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/credential"
 	"github.com/promptcanvas/promptcanvas/engine"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/experiment"
 	"github.com/promptcanvas/promptcanvas/idempotency"
 	"github.com/promptcanvas/promptcanvas/review"
 	"github.com/promptcanvas/promptcanvas/testcase"
@@ -68,6 +69,9 @@ type Options struct {
 	// Review is the review queue of live runs; when nil, the
 	// /review-queue routes answer NOT_FOUND.
 	Review *review.Service
+	// Experiments runs experiments and keeps saved evaluators; when nil,
+	// the /experiments and /evaluators routes answer NOT_FOUND.
+	Experiments *experiment.Service
 	// Auth turns a request's bearer token into a principal.
 	Auth *Authenticator
 	// Ready reports whether the server can serve: GET /healthz answers 500
@@ -125,6 +129,7 @@ type Server struct {
 	deliveries   *webhook.DeliveryService
 	workflows    *workflow.Service
 	review       *review.Service
+	experiments  *experiment.Service
 	auth         *Authenticator
 	logger       *slog.Logger
 	metrics      *httpMetrics // nil counts nothing
@@ -180,6 +185,7 @@ func newServer(opts Options) (*Server, error) {
 		fill(&opts.Deliveries, e.Deliveries)
 		fill(&opts.Workflows, e.Workflows)
 		fill(&opts.Review, e.Review)
+		fill(&opts.Experiments, e.Experiments)
 		fill(&opts.Metrics, e.Metrics)
 		fill(&opts.TracerProvider, e.TracerProvider)
 		fill(&opts.Limits.ModelWork, ModelWork(e))
@@ -199,6 +205,7 @@ func newServer(opts Options) (*Server, error) {
 		deliveries:   opts.Deliveries,
 		workflows:    opts.Workflows,
 		review:       opts.Review,
+		experiments:  opts.Experiments,
 		auth:         opts.Auth,
 		logger:       opts.Logger,
 		maxBody:      opts.MaxBodyBytes,
@@ -252,6 +259,7 @@ func newServer(opts Options) (*Server, error) {
 	s.registerDeliveryRoutes()
 	s.registerWorkflowRoutes()
 	s.registerReviewRoutes()
+	s.registerExperimentRoutes()
 	return s, nil
 }
 

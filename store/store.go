@@ -10,6 +10,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/credential"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/experiment"
 	"github.com/promptcanvas/promptcanvas/idempotency"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/retention"
@@ -38,6 +39,7 @@ type Store interface {
 	retention.Store
 	credential.Store
 	review.Store
+	experiment.Store
 
 	// Ping reports whether the store answers.
 	Ping(ctx context.Context) error

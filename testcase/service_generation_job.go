@@ -34,20 +34,23 @@ func newGenerationInput(p *canvas.Principal, tc *TestCase) generationInput {
 		Files: tc.Files, ExpectedOutput: tc.ExpectedOutput, Evaluator: tc.Evaluator}
 }
 
-// variables returns the run's variable values: the test case's variables,
-// plus, for each variable that they leave without a value and that files
-// name (File.VariableName), the files' addresses as a file value
-// ({"file_url": vaultUrl, else url}; an array when several files name the
-// variable), in Index order.
-func (in *generationInput) variables() map[string]any {
-	if len(in.Files) == 0 {
-		return in.Variables
+// variables returns the run's variable values (RunVariables).
+func (in *generationInput) variables() map[string]any { return RunVariables(in.Variables, in.Files) }
+
+// RunVariables returns the variable values a test case runs with: its
+// variables, plus, for each variable that they leave without a value and
+// that files name (File.VariableName), the files' addresses as a file
+// value ({"file_url": vaultUrl, else url}; an array when several files
+// name the variable), in Index order.
+func RunVariables(variables map[string]any, files []File) map[string]any {
+	if len(files) == 0 {
+		return variables
 	}
-	out := make(map[string]any, len(in.Variables)+len(in.Files))
-	for k, v := range in.Variables {
+	out := make(map[string]any, len(variables)+len(files))
+	for k, v := range variables {
 		out[k] = v
 	}
-	files := slices.Clone(in.Files)
+	files = slices.Clone(files)
 	slices.SortStableFunc(files, func(a, b File) int { return a.Index - b.Index })
 	byVar := map[string][]any{}
 	var order []string
@@ -56,7 +59,7 @@ func (in *generationInput) variables() map[string]any {
 		if addr == "" {
 			addr = f.URL
 		}
-		if f.VariableName == "" || addr == "" || in.Variables[f.VariableName] != nil {
+		if f.VariableName == "" || addr == "" || variables[f.VariableName] != nil {
 			continue
 		}
 		if byVar[f.VariableName] == nil {

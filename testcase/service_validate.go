@@ -115,6 +115,11 @@ func (v *validator) evaluator(path string, e *Evaluator) {
 	if e.Type != EvaluatorJSONSchema && hasSchema {
 		v.add(path+"/schema", "is only read by the %q evaluator", EvaluatorJSONSchema)
 	}
+	if e.Type != EvaluatorSimilarity && e.Threshold != nil {
+		v.add(path+"/threshold", "is only read by the %q evaluator", EvaluatorSimilarity)
+	} else if e.Threshold != nil && (*e.Threshold < 0 || *e.Threshold > 1) {
+		v.add(path+"/threshold", "must be between 0 and 1")
+	}
 	switch e.Type {
 	case EvaluatorRegex:
 		if e.Pattern == "" {

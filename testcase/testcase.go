@@ -18,10 +18,17 @@ const (
 	// EvaluatorJSONSchema passes when the output is JSON valid against
 	// Schema (compiled with canvas.CompileSchema).
 	EvaluatorJSONSchema = "json-schema"
+	// EvaluatorJSONEqual passes when the output and expectedOutput are the
+	// same JSON value, whatever their key order and white space.
+	EvaluatorJSONEqual = "json-equal"
+	// EvaluatorSimilarity scores how alike the output and expectedOutput
+	// are (Similarity) and passes at Threshold.
+	EvaluatorSimilarity = "similarity"
 )
 
 // EvaluatorTypes lists every evaluator type.
-var EvaluatorTypes = []string{EvaluatorExact, EvaluatorContains, EvaluatorRegex, EvaluatorJSONSchema}
+var EvaluatorTypes = []string{EvaluatorExact, EvaluatorContains, EvaluatorRegex, EvaluatorJSONSchema,
+	EvaluatorJSONEqual, EvaluatorSimilarity}
 
 // Limits of test case and tag fields, in characters, and of the id lists
 // of one bulk tagging call.
@@ -105,10 +112,12 @@ type Metadata struct {
 	Source string `json:"source"`
 }
 
-// Evaluator grades a completed generation's output. Type is one of
-// EvaluatorTypes. Exact and contains compare the output with the test case's
-// expectedOutput and take no other field; regex needs Pattern and
-// json-schema needs Schema, and neither needs an expectedOutput.
+// Evaluator grades a completed generation's output (Judge). Type is one of
+// EvaluatorTypes. Exact, contains and json-equal compare the output with the
+// test case's expectedOutput and take no other field; similarity compares
+// it too and reads Threshold (0 to 1; DefaultSimilarityThreshold when nil);
+// regex needs Pattern and json-schema needs Schema, and neither needs an
+// expectedOutput.
 //
 // A generation is graded (Passed set) when it completed and either the test
 // case has an expectedOutput or its evaluator is regex or json-schema.
@@ -116,6 +125,8 @@ type Evaluator struct {
 	Type    string          `json:"type"`
 	Pattern string          `json:"pattern,omitempty"`
 	Schema  json.RawMessage `json:"schema,omitempty"`
+	// Threshold is the similarity evaluator's pass mark.
+	Threshold *float64 `json:"threshold,omitempty"`
 }
 
 // Graded reports whether generations of tc get a Passed value.

@@ -15,6 +15,8 @@ const (
 	EventWorkflowRunCompleted = "workflow_run.completed"
 	EventWorkflowRunFailed    = "workflow_run.failed"
 	EventWorkflowRunPaused    = "workflow_run.paused"
+	// An experiment ended: completed, failed or cancelled.
+	EventExperimentCompleted = "experiment.completed"
 )
 
 // Application ties a canvas, at one of its environments, to a webhook

@@ -26,7 +26,7 @@ const DefaultSecretOverlap = 24 * time.Hour
 func EventTypes() []string {
 	return []string{EventCompletionSucceeded, EventCompletionFailed, EventTaskSucceeded, EventTaskFailed,
 		EventPublicationCreated, EventGenerationCompleted, EventWorkflowRunCompleted, EventWorkflowRunFailed,
-		EventWorkflowRunPaused, EventTest}
+		EventWorkflowRunPaused, EventExperimentCompleted, EventTest}
 }
 
 // ApplicationOptions wire an ApplicationService. Store and Canvases are

@@ -129,10 +129,20 @@ func (s *Sender) Send(ctx context.Context, d *Delivery) *Attempt {
 // per secret, in order (a subscription whose secret is being rotated signs
 // with both), and is absent when secrets is empty.
 func (s *Sender) SendSigned(ctx context.Context, d *Delivery, secrets []string) *Attempt {
+	body, err := json.Marshal(d.Event)
+	if err != nil {
+		return &Attempt{Timestamp: s.now(), Err: fmt.Errorf("webhook: encode event: %w", err), Permanent: true}
+	}
+	return s.post(ctx, d.ID, d.URL, d.Headers, secrets, body, maxResponseBody)
+}
+
+// post makes one attempt of a POST of body, keeping up to maxAnswer bytes
+// of the answer.
+func (s *Sender) post(ctx context.Context, id, rawURL string, headers []Header, secrets []string, body []byte, maxAnswer int64) *Attempt {
 	now := s.now()
 	a := &Attempt{Timestamp: now}
 	defer func() { a.Duration = s.now().Sub(now) }()
-	req, err := s.request(ctx, d, secrets, now)
+	req, err := s.requestOf(ctx, id, rawURL, headers, secrets, body, now)
 	if err != nil {
 		a.Err, a.Permanent = err, true
 		return a
@@ -145,7 +155,7 @@ func (s *Sender) SendSigned(ctx context.Context, d *Delivery, secrets []string) 
 	}
 	defer resp.Body.Close()
 	a.Status = resp.StatusCode
-	a.ResponseBody, _ = io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
+	a.ResponseBody, _ = io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // let the connection be reused
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
@@ -163,25 +173,47 @@ func (s *Sender) SendSigned(ctx context.Context, d *Delivery, secrets []string) 
 	return a
 }
 
-// request builds the attempt's HTTP request.
-func (s *Sender) request(ctx context.Context, d *Delivery, secrets []string, now time.Time) (*http.Request, error) {
-	u, err := netguard.CheckURL(d.URL)
+// Call is one signed request that expects an answer: a POST of Body (a
+// JSON document) to URL, signed per Standard Webhooks with Secrets under
+// the message id ID, as Send signs a delivery.
+type Call struct {
+	ID      string
+	URL     string
+	Secrets []string
+	Body    []byte
+	// MaxAnswer bounds the answer kept, in bytes; zero keeps 1 KiB.
+	MaxAnswer int64
+}
+
+// Post makes the call c, through the same guarded client and with the same
+// headers and rules as Send (only a 2xx answer is success, a redirect is
+// not followed); the attempt's ResponseBody holds the answer up to
+// c.MaxAnswer. Bound the call's time with ctx: the Sender's own timeout
+// bounds it too.
+func (s *Sender) Post(ctx context.Context, c Call) *Attempt {
+	max := c.MaxAnswer
+	if max <= 0 {
+		max = maxResponseBody
+	}
+	return s.post(ctx, c.ID, c.URL, nil, c.Secrets, c.Body, max)
+}
+
+// requestOf builds the request of a POST of body to rawURL with headers,
+// signed with secrets under the message id id.
+func (s *Sender) requestOf(ctx context.Context, id, rawURL string, headers []Header, secrets []string, body []byte, now time.Time) (*http.Request, error) {
+	u, err := netguard.CheckURL(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("webhook: %w", err)
 	}
-	if d.ID == "" {
+	if id == "" {
 		return nil, errors.New("webhook: delivery has no id")
-	}
-	body, err := json.Marshal(d.Event)
-	if err != nil {
-		return nil, fmt.Errorf("webhook: encode event: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("webhook: %w", err)
 	}
 	req.Header = http.Header{}
-	for _, h := range d.Headers {
+	for _, h := range headers {
 		if !sendable(h) {
 			continue
 		}
@@ -191,12 +223,12 @@ func (s *Sender) request(ctx context.Context, d *Delivery, secrets []string, now
 		req.Header.Set("User-Agent", s.userAgent)
 	}
 	ts := strconv.FormatInt(now.Unix(), 10)
-	req.Header.Set("webhook-id", d.ID)
+	req.Header.Set("webhook-id", id)
 	req.Header.Set("webhook-timestamp", ts)
 	if len(secrets) > 0 {
 		sigs := make([]string, 0, len(secrets))
 		for _, secret := range secrets {
-			sig, err := Sign(secret, d.ID, ts, body)
+			sig, err := Sign(secret, id, ts, body)
 			if err != nil {
 				return nil, err
 			}

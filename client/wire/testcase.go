@@ -58,9 +58,10 @@ type TestCaseFile struct {
 
 // Evaluator says how a generation is graded.
 type Evaluator struct {
-	Type    string          `json:"type"`
-	Pattern string          `json:"pattern,omitempty"`
-	Schema  json.RawMessage `json:"schema,omitempty"`
+	Type      string          `json:"type"`
+	Pattern   string          `json:"pattern,omitempty"`
+	Schema    json.RawMessage `json:"schema,omitempty"`
+	Threshold *float64        `json:"threshold,omitempty"`
 }
 
 // AnswerSet holds a test case's example answers.

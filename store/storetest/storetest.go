@@ -41,6 +41,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Run("RunTotals", func(t *testing.T) { testRunTotals(t, newStore) })
 	t.Run("TestCases", func(t *testing.T) { testTestCases(t, newStore) })
 	t.Run("Generations", func(t *testing.T) { testGenerations(t, newStore) })
+	t.Run("Experiments", func(t *testing.T) { testExperiments(t, newStore) })
 	t.Run("Files", func(t *testing.T) { testFiles(t, newStore) })
 	t.Run("Applications", func(t *testing.T) { testApplications(t, newStore) })
 	t.Run("Credentials", func(t *testing.T) { testCredentials(t, newStore) })

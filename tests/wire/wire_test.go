@@ -16,6 +16,7 @@ import (
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/credential"
 	"github.com/promptcanvas/promptcanvas/env"
+	"github.com/promptcanvas/promptcanvas/experiment"
 	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/testcase"
 	"github.com/promptcanvas/promptcanvas/vault"
@@ -139,6 +140,9 @@ func TestWire_Answers(t *testing.T) {
 		"LoggedDelivery":        func(t *testing.T) { roundTrip[wire.LoggedDelivery](t, filled[webhook.LoggedDelivery]()) },
 		"Credential":            func(t *testing.T) { roundTrip[wire.Credential](t, filled[credential.Credential]()) },
 		"ModelPrice":            func(t *testing.T) { roundTrip[wire.ModelPrice](t, filled[credential.ModelPrice]()) },
+		"Experiment":            func(t *testing.T) { roundTrip[wire.Experiment](t, filled[experiment.Experiment]()) },
+		"ExperimentResult":      func(t *testing.T) { roundTrip[wire.ExperimentResult](t, filled[experiment.Result]()) },
+		"Comparison":            func(t *testing.T) { roundTrip[wire.Comparison](t, filled[experiment.Comparison]()) },
 	} {
 		t.Run(name, check)
 	}
@@ -169,6 +173,10 @@ func TestWire_Requests(t *testing.T) {
 			roundTrip[credential.CreateParams](t, filled[wire.CreateCredentialParams]())
 		},
 		"SetModelPrice": func(t *testing.T) { roundTrip[credential.SetPriceParams](t, filled[wire.SetModelPriceParams]()) },
+		"StartExperiment": func(t *testing.T) {
+			roundTrip[experiment.Request](t, filled[wire.ExperimentRequest]())
+		},
+		"Annotation": func(t *testing.T) { roundTrip[experiment.AnnotationParams](t, filled[wire.AnnotationRequest]()) },
 	} {
 		t.Run(name, check)
 	}
@@ -195,6 +203,14 @@ func TestWire_Constants(t *testing.T) {
 		{wire.CodeCancelled, canvas.ECANCELLED},
 		{wire.CodeRejected, canvas.EREJECTED},
 		{wire.CodeNoOutput, canvas.ENOOUTPUT},
+		{wire.ExperimentQueued, experiment.StatusQueued},
+		{wire.ExperimentRunning, experiment.StatusRunning},
+		{wire.ExperimentCompleted, experiment.StatusCompleted},
+		{wire.ExperimentFailed, experiment.StatusFailed},
+		{wire.ExperimentCancelled, experiment.StatusCancelled},
+		{wire.ChangeRegression, experiment.ChangeRegression},
+		{wire.ChangeImprovement, experiment.ChangeImprovement},
+		{wire.ChangeUnchanged, experiment.ChangeUnchanged},
 		{wire.RoleSystem, canvas.RoleSystem},
 		{wire.RoleUser, canvas.RoleUser},
 		{wire.RoleAssistant, canvas.RoleAssistant},
