@@ -131,6 +131,11 @@ type RunParams struct {
 	// WorkflowEnvironment is the environment recorded on the run of a
 	// workflow version: "api" when empty, "test-case" for test cases.
 	WorkflowEnvironment string
+	// Includes pins the includes of the version's messages: a reference
+	// recorded here resolves to the version recorded for it, not to what
+	// its environment serves now (a test-case generation runs what was
+	// resolved when it was asked for).
+	Includes []canvas.Include
 }
 
 // TaskParams describe a one-off prompt run, always asynchronous.
