@@ -130,7 +130,11 @@ func parseIncludeBody(body string) (IncludeRef, bool) {
 	if !hasTarget {
 		return ref, true
 	}
-	if n, ok := versionIndexTarget(target); ok {
+	if len(target) > 1 && target[0] == 'v' && strings.Trim(target[1:], "0123456789") == "" {
+		n, ok := versionIndexTarget(target)
+		if !ok {
+			return IncludeRef{}, false
+		}
 		ref.Environment, ref.VersionIndex = "", n
 		return ref, true
 	}

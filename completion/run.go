@@ -47,9 +47,9 @@ type Run struct {
 	// position (0-based) of the split entry that answered, nil otherwise.
 	PublicationID string `json:"publicationId,omitempty"`
 	Variant       *int   `json:"variant,omitempty"`
-	ApplicationID   string `json:"applicationId,omitempty"`
-	Model           string `json:"model"`
-	Status          string `json:"status"`
+	ApplicationID string `json:"applicationId,omitempty"`
+	Model         string `json:"model"`
+	Status        string `json:"status"`
 	// WorkflowStatus is the workflow run's status when the target was a
 	// workflow version (Kind KindWorkflow); ID is then its execution id.
 	WorkflowStatus string `json:"workflowStatus,omitempty"`
