@@ -24,6 +24,9 @@ type Service struct {
 	promoter  Promoter
 	// credentials checks allowedCredentials; nil keeps any UUIDs.
 	credentials CredentialChecker
+	// includes checks the includes of saved messages; nil keeps them
+	// unchecked.
+	includes IncludeChecker
 }
 
 // Options wire a Service. Store is required.
@@ -41,6 +44,11 @@ type Options struct {
 	// Credentials checks that a canvas's allowedCredentials are
 	// credentials of its workspace; without it, any UUIDs are kept.
 	Credentials CredentialChecker
+	// Includes checks the includes ({{> CANVAS_ID}}) of every message a
+	// version is saved with: a missing canvas or environment, a canvas the
+	// caller cannot read, a cycle or nesting past MaxIncludeDepth is
+	// VALIDATION; without it, includes are checked only when they run.
+	Includes IncludeChecker
 }
 
 // CredentialChecker tells which ids are not credentials of a workspace.
@@ -52,7 +60,8 @@ type CredentialChecker interface {
 
 // NewService returns a Service.
 func NewService(opts Options) *Service {
-	return &Service{store: opts.Store, workflows: opts.Workflows, promoter: opts.Promoter, credentials: opts.Credentials}
+	return &Service{store: opts.Store, workflows: opts.Workflows, promoter: opts.Promoter, credentials: opts.Credentials,
+		includes: opts.Includes}
 }
 
 // checkCredentials returns VALIDATION naming each id of ids (a canvas's
@@ -72,6 +81,18 @@ func (s *Service) checkCredentials(ctx context.Context, workspaceID, path string
 		}
 	}
 	return v.err()
+}
+
+// checkIncludes checks the includes of messages about to be saved in a
+// version of canvasID (see Options.Includes).
+func (s *Service) checkIncludes(ctx context.Context, canvasID string, messages []MessageContent) error {
+	if s.includes == nil {
+		return nil
+	}
+	if !slices.ContainsFunc(messages, func(m MessageContent) bool { return HasIncludes(m.Content) }) {
+		return nil
+	}
+	return s.includes.CheckIncludes(ctx, canvasID, messages)
 }
 
 // CreateProjectParams are the fields of a new project. The JSON names are

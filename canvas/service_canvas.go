@@ -221,13 +221,21 @@ func onlyFavorited(upd CanvasUpdate) bool {
 
 // DeleteCanvas soft-deletes a canvas: it vanishes from lists and reads as
 // NOT_FOUND, with its versions and their messages. It requires the editor
-// role.
-func (s *Service) DeleteCanvas(ctx context.Context, id string) error {
+// role. A canvas that live versions of other canvases include is CONFLICT
+// listing them (RefuseDependents), unless opts force it.
+func (s *Service) DeleteCanvas(ctx context.Context, id string, opts ...DeleteOptions) error {
 	p, err := Authorize(ctx, RoleEditor)
 	if err != nil {
 		return err
 	}
 	if _, err := s.canvas(ctx, p, id); err != nil {
+		return err
+	}
+	deps, err := s.dependents(ctx, p.WorkspaceID, id)
+	if err != nil {
+		return err
+	}
+	if err := RefuseDependents(deps, "canvas", opts, func(Dependent) bool { return true }); err != nil {
 		return err
 	}
 	return s.store.DeleteCanvas(ctx, DeleteCanvasParams{WorkspaceID: p.WorkspaceID, ID: id, By: p.Actor()})

@@ -36,7 +36,11 @@ func (s *Service) CreateMessage(ctx context.Context, params CreateMessageParams)
 	if err := v.err(); err != nil {
 		return nil, err
 	}
-	if _, err := s.version(ctx, p, params.PromptVersionID); err != nil {
+	ver, err := s.version(ctx, p, params.PromptVersionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkIncludes(ctx, ver.PromptID, []MessageContent{{Path: "/json/content", Content: params.Content}}); err != nil {
 		return nil, err
 	}
 	m := &Message{
@@ -91,8 +95,18 @@ func (s *Service) UpdateMessage(ctx context.Context, id string, upd MessageUpdat
 	if err := v.err(); err != nil {
 		return nil, err
 	}
-	if _, err := s.message(ctx, p, id); err != nil {
+	cur, err := s.message(ctx, p, id)
+	if err != nil {
 		return nil, err
+	}
+	if upd.Content != nil {
+		ver, err := s.store.GetVersion(ctx, p.WorkspaceID, cur.PromptVersionID)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.checkIncludes(ctx, ver.PromptID, []MessageContent{{Path: "/json/content", Content: *upd.Content}}); err != nil {
+			return nil, err
+		}
 	}
 	return s.store.UpdateMessage(ctx, UpdateMessageParams{WorkspaceID: p.WorkspaceID, ID: id, Update: upd,
 		By: p.Actor()})

@@ -116,6 +116,10 @@ func (s *Service) CreateVersion(ctx context.Context, params CreateVersionParams)
 	}
 	if msg != nil {
 		ver.Messages = []Message{*msg}
+		if err := s.checkIncludes(ctx, params.PromptID, []MessageContent{{Path: "/json/message/content",
+			Content: msg.Content}}); err != nil {
+			return nil, err
+		}
 	}
 	if params.OriginVersionID != "" {
 		if err := s.duplicate(ctx, p, ver, params); err != nil {
@@ -206,7 +210,9 @@ func (s *Service) ListVersions(ctx context.Context, params ListVersionsParams) (
 // requires the editor role. ConfigurationPatch must be a JSON object and is
 // merged key by key (RFC 7386); Messages replaces every message, each role
 // defaulting to system; Promoted true publishes the version to production
-// (through the Promoter, when the Service has one: see WithPromoter).
+// (through the Promoter, when the Service has one: see WithPromoter);
+// Promoted false on the production version is CONFLICT while other
+// canvases include the canvas's production version.
 func (s *Service) UpdateVersion(ctx context.Context, id string, upd VersionUpdate) (*Version, error) {
 	p, err := Authorize(ctx, RoleEditor)
 	if err != nil {
@@ -245,8 +251,32 @@ func (s *Service) UpdateVersion(ctx context.Context, id string, upd VersionUpdat
 	if err != nil {
 		return nil, err
 	}
+	var contents []MessageContent
+	if upd.Content != nil {
+		contents = append(contents, MessageContent{Path: "/json/content", Content: *upd.Content})
+	}
+	if upd.Messages != nil {
+		for i, m := range *upd.Messages {
+			contents = append(contents, MessageContent{Path: fmt.Sprintf("/json/messages/%d/content", i), Content: m.Content})
+		}
+	}
+	if err := s.checkIncludes(ctx, cur.PromptID, contents); err != nil {
+		return nil, err
+	}
 	if upd.ConfigurationPatch != nil {
 		if err := checkPatchedConfiguration(cur.Configuration, upd.ConfigurationPatch); err != nil {
+			return nil, err
+		}
+	}
+	if upd.Promoted != nil && !*upd.Promoted && cur.Promoted {
+		// Withdrawing the production version breaks the includes of it.
+		deps, err := s.dependents(ctx, p.WorkspaceID, cur.PromptID)
+		if err != nil {
+			return nil, err
+		}
+		if err := RefuseDependents(deps, "version", nil, func(d Dependent) bool {
+			return d.Environment == ProductionEnvironment
+		}); err != nil {
 			return nil, err
 		}
 	}
@@ -268,13 +298,25 @@ func (s *Service) UpdateVersion(ctx context.Context, id string, upd VersionUpdat
 }
 
 // DeleteVersion soft-deletes a version. It requires the editor role; a
-// version that an environment serves is CONFLICT.
-func (s *Service) DeleteVersion(ctx context.Context, id string) error {
+// version that an environment serves is CONFLICT, and so is one that live
+// versions of other canvases include by its index ({{> ID@vN}}), unless
+// opts force it.
+func (s *Service) DeleteVersion(ctx context.Context, id string, opts ...DeleteOptions) error {
 	p, err := Authorize(ctx, RoleEditor)
 	if err != nil {
 		return err
 	}
-	if _, err := s.version(ctx, p, id); err != nil {
+	v, err := s.version(ctx, p, id)
+	if err != nil {
+		return err
+	}
+	deps, err := s.dependents(ctx, p.WorkspaceID, v.PromptID)
+	if err != nil {
+		return err
+	}
+	if err := RefuseDependents(deps, "version", opts, func(d Dependent) bool {
+		return d.IncludedVersionIndex == v.VersionIndex
+	}); err != nil {
 		return err
 	}
 	return s.store.DeleteVersion(ctx, DeleteVersionParams{WorkspaceID: p.WorkspaceID, ID: id, By: p.Actor()})

@@ -13,6 +13,8 @@ import (
 // Every read and write is scoped to a workspace: a row of another workspace
 // is NOT_FOUND.
 type Store interface {
+	IncluderStore
+
 	// CreateWorkspace inserts w; a duplicate name is CONFLICT.
 	CreateWorkspace(ctx context.Context, w *Workspace) error
 	// GetWorkspace returns the workspace with that id.

@@ -59,7 +59,9 @@ type PromptsOptions struct {
 type Prompt struct {
 	CanvasID string
 	EnvName  string
-	// Version is the served version, in full.
+	// Version is the served version, in full, with ResolvedMessages: its
+	// messages with their includes replaced (a snapshot's version has
+	// none).
 	Version *wire.Version
 	// ETag is the server's tag of Version; empty for a snapshot's version.
 	ETag string
@@ -241,8 +243,13 @@ func (p *Prompts) refresh(e *promptEntry) {
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, p.opts.RequestTimeout)
 	defer cancel()
+	// A resolved read: the version with its includes replaced. Its ETag,
+	// which the watch's events carry, changes when an included version
+	// changes, so a prompt that includes others is never stale.
+	q := envQuery(e.key.canvasID, e.key.envName)
+	q.Set("resolve", "true")
 	resp, err := p.c.call(ctx, request{method: http.MethodGet, path: "/environment/version",
-		query: envQuery(e.key.canvasID, e.key.envName), header: header})
+		query: q, header: header})
 	if p.ctx.Err() != nil {
 		if cur == nil {
 			e.state.Store(&promptState{err: p.ctx.Err()})

@@ -39,9 +39,17 @@ type Run struct {
 	CanvasID        string `json:"canvasId,omitempty"`
 	VersionID       string `json:"versionId,omitempty"`
 	EnvironmentName string `json:"environmentName,omitempty"`
-	ApplicationID   string `json:"applicationId,omitempty"`
-	Model           string `json:"model"`
-	Status          string `json:"status"`
+	// Includes are what the includes of the version's messages resolved
+	// to, each reference once; nil when it has none.
+	Includes []canvas.Include `json:"includes,omitempty"`
+	// PublicationID is the publication that served the run through an
+	// environment, "" otherwise; Variant is, for a split publication, the
+	// position (0-based) of the split entry that answered, nil otherwise.
+	PublicationID string `json:"publicationId,omitempty"`
+	Variant       *int   `json:"variant,omitempty"`
+	ApplicationID string `json:"applicationId,omitempty"`
+	Model         string `json:"model"`
+	Status        string `json:"status"`
 	// WorkflowStatus is the workflow run's status when the target was a
 	// workflow version (Kind KindWorkflow); ID is then its execution id.
 	WorkflowStatus string `json:"workflowStatus,omitempty"`

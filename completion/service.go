@@ -139,6 +139,11 @@ type RunParams struct {
 	// experiments and every embedder's call leave it false. A workflow
 	// version's run is a workflow run, which is not sampled.
 	Live bool
+	// Includes pins the includes of the version's messages: a reference
+	// recorded here resolves to the version recorded for it, not to what
+	// its environment serves now (a test-case generation runs what was
+	// resolved when it was asked for).
+	Includes []canvas.Include
 }
 
 // TaskParams describe a one-off prompt run, always asynchronous.

@@ -133,7 +133,11 @@ func (s *Service) target(ctx context.Context, p *canvas.Principal, params *RunPa
 // prepare renders the messages of ver, resolves who serves its model and
 // its fallbacks, and returns the run to record, not yet stored.
 func (s *Service) prepare(ctx context.Context, p *canvas.Principal, params RunParams, ver *canvas.Version, envName string) (*Run, error) {
-	rendered, err := model.RenderMax(ver.Messages, ver.Variables, params.Variables, s.models.MaxPromptBytes())
+	msgs, defs, includes, err := s.resolveIncludes(ctx, ver, params.Includes)
+	if err != nil {
+		return nil, err
+	}
+	rendered, err := model.RenderMax(msgs, defs, params.Variables, s.models.MaxPromptBytes())
 	if err != nil {
 		return nil, err
 	}
@@ -145,11 +149,44 @@ func (s *Service) prepare(ctx context.Context, p *canvas.Principal, params RunPa
 	now := s.now().UTC()
 	return &Run{
 		ID: s.newID(), WorkspaceID: p.WorkspaceID, Kind: KindCompletion, CanvasID: params.CanvasID,
-		VersionID: ver.ID, EnvironmentName: envName, ApplicationID: params.ApplicationID,
+		VersionID: ver.ID, EnvironmentName: envName, ApplicationID: params.ApplicationID, Includes: includes,
 		Model: rr.Model, Status: StatusQueued, Async: params.Async || params.WebhookURL != "",
 		Variables: params.Variables, Request: *rr, WebhookURL: params.WebhookURL, ForwardHeaders: params.ForwardHeaders,
 		CreatedBy: p.Actor(), CreatedAt: now, UpdatedAt: now,
 	}, nil
+}
+
+// resolveIncludes returns ver's messages and variable definitions with
+// its includes resolved (env.Service.Resolve, pinned by pins), and what
+// they resolved to; a version without includes is returned as it is.
+func (s *Service) resolveIncludes(ctx context.Context, ver *canvas.Version, pins []canvas.Include) ([]canvas.Message, []canvas.Variable, []canvas.Include, error) {
+	if !canvas.VersionHasIncludes(ver) {
+		return ver.Messages, ver.Variables, nil, nil
+	}
+	res, err := s.envs.Resolve(ctx, ver, pins)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return res.Messages, res.Variables, res.Includes, nil
+}
+
+// Pin returns what the includes of a version of a canvas resolve to now,
+// for a run that executes later with them (RunParams.Includes). It
+// requires the viewer role and access to the canvas.
+func (s *Service) Pin(ctx context.Context, canvasID, versionID string) ([]canvas.Include, error) {
+	p, err := canvas.Authorize(ctx, canvas.RoleViewer)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.canvas(ctx, p, canvasID); err != nil {
+		return nil, err
+	}
+	ver, err := s.canvases.GetVersion(ctx, p.WorkspaceID, versionID)
+	if err != nil {
+		return nil, err
+	}
+	_, _, includes, err := s.resolveIncludes(ctx, ver, nil)
+	return includes, err
 }
 
 // resolve returns the version a completion runs and the environment it was

@@ -263,7 +263,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e.Workflows = workflow.NewService(workflow.Options{Store: db, Canvases: db, Actions: actions, Notifier: notifier,
 		Files: e.Files, Notify: notify, Cancel: cancel, Logger: opts.Logger, Now: opts.Now})
-	e.Canvases = canvas.NewService(canvas.Options{Store: db, Workflows: e.Workflows, Promoter: e.Environments,
+	e.Canvases = canvas.NewService(canvas.Options{Store: db, Workflows: e.Workflows, Promoter: e.Environments, Includes: e.Environments,
 		Credentials: e.Credentials})
 	e.Completions = completion.NewService(completion.Options{Store: db, Canvases: db, Environments: e.Environments,
 		Models: e.Models, Notify: notify, Notifier: notifier, Workflows: e.Workflows, Now: opts.Now})

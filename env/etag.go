@@ -6,7 +6,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"sync"
+
+	"github.com/promptcanvas/promptcanvas/canvas"
 )
 
 // ServedVersion is what an environment serves, as the server writes it: the
@@ -15,9 +19,13 @@ type ServedVersion struct {
 	// JSON is the version encoded as ActiveVersionJSON encodes it. It must
 	// not be modified.
 	JSON []byte
-	// ETag is a strong entity tag (quoted) derived from JSON alone, so it
-	// changes when what is served changes (a publish, a rollback, an edit of
-	// the served version) and on nothing else.
+	// ETag is a strong entity tag (quoted) of what the environment
+	// serves, its includes resolved: derived from JSON alone for a version
+	// without includes, and from the resolved JSON (or the reason the
+	// includes do not resolve) otherwise. So it changes when what is
+	// served changes (a publish, a rollback, an edit of the served version,
+	// and any of these to a version it includes, at any depth) and on
+	// nothing else, and a plain and a resolved read share it.
 	ETag string
 }
 
@@ -39,24 +47,92 @@ func (s *Service) ActiveVersionServed(ctx context.Context, params ActiveVersionP
 	if err != nil {
 		return ServedVersion{}, err
 	}
+	if params.Resolve {
+		if sv.resolveErr != nil {
+			return ServedVersion{}, sv.resolveErr
+		}
+		if sv.resolution != nil {
+			if err := sv.resolution.checkAccess(canvas.PrincipalFrom(ctx), sv.canvas.ID); err != nil {
+				return ServedVersion{}, err
+			}
+		}
+	}
 	raw, etag, err := sv.encoded()
 	if err != nil {
 		return ServedVersion{}, err
 	}
+	if params.Resolve {
+		raw = sv.json.resolved
+	}
 	return ServedVersion{JSON: raw, ETag: etag}, nil
+}
+
+// ResolvedVersion is the body of a resolved read: the version, its
+// messages with their includes replaced, and what each include resolved
+// to.
+type ResolvedVersion struct {
+	*canvas.Version
+	ResolvedMessages []ResolvedMessage `json:"resolvedMessages"`
+	Includes         []canvas.Include  `json:"includes"`
+}
+
+// ResolvedMessage is one message of a version with its includes replaced.
+type ResolvedMessage struct {
+	ID      string `json:"id"`
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	Index   int    `json:"index"`
+}
+
+// resolvedVersion is sv's ResolvedVersion; a version without includes
+// resolves to its own messages.
+func (sv served) resolvedVersion() ResolvedVersion {
+	msgs := sv.version.Messages
+	incs := []canvas.Include{}
+	if sv.resolution != nil {
+		msgs, incs = sv.resolution.Messages, sv.resolution.Includes
+	}
+	out := ResolvedVersion{Version: sv.version, ResolvedMessages: make([]ResolvedMessage, 0, len(msgs)), Includes: incs}
+	for _, m := range msgs {
+		if m.DeletedAt == nil {
+			out.ResolvedMessages = append(out.ResolvedMessages, ResolvedMessage{ID: m.ID, Role: m.Role, Content: m.Content, Index: m.Index})
+		}
+	}
+	return out
 }
 
 // encoded returns the served version's JSON and ETag, encoding them once.
 func (sv served) encoded() ([]byte, string, error) {
 	sv.json.once.Do(func() {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		sv.json.err = enc.Encode(sv.version)
-		sv.json.raw = buf.Bytes()
-		sv.json.etag = ETagOf(sv.json.raw)
+		sv.json.raw, sv.json.err = encode(sv.version)
+		if sv.json.err != nil {
+			return
+		}
+		if sv.resolveErr == nil {
+			sv.json.resolved, sv.json.err = encode(sv.resolvedVersion())
+		}
+		switch {
+		case sv.resolution != nil:
+			sv.json.etag = ETagOf(sv.json.resolved)
+		case sv.resolveErr != nil:
+			sv.json.etag = ETagOf(fmt.Appendf(slices.Clone(sv.json.raw), "%v", canvas.ErrorDetails(sv.resolveErr)))
+		default:
+			sv.json.etag = ETagOf(sv.json.raw)
+		}
 	})
 	return sv.json.raw, sv.json.etag, sv.json.err
+}
+
+// encode encodes v as the server writes every body: HTML escaping off, a
+// newline at the end.
+func encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // Changed returns a channel that is closed at the next publish or

@@ -56,14 +56,21 @@ type served struct {
 	canvas  *canvas.Canvas
 	version *canvas.Version
 	json    *servedJSON
+	// resolution is the version with its includes replaced, nil when it
+	// has none or they do not resolve (resolveErr says why); it is built
+	// with the cached read, so the same freshness proof covers it.
+	resolution *Resolution
+	resolveErr error
 }
 
-// servedJSON is a version's JSON and its ETag, encoded at most once.
+// servedJSON is a version's JSON and its ETag, and its resolved JSON,
+// encoded at most once.
 type servedJSON struct {
-	once sync.Once
-	raw  []byte
-	etag string
-	err  error
+	once     sync.Once
+	raw      []byte
+	resolved []byte
+	etag     string
+	err      error
 }
 
 // servedCacheSize bounds the ActiveVersion cache.
@@ -157,6 +164,9 @@ type HistoryParams struct {
 type ActiveVersionParams struct {
 	CanvasID string
 	EnvName  string
+	// Resolve serves the version with resolvedMessages and includes
+	// (ResolvedVersion); its includes must resolve for the caller.
+	Resolve bool
 }
 
 // Page is one page of an environment's publication history, newest first.
@@ -218,9 +228,10 @@ func (s *Service) ListEnvironments(ctx context.Context, canvasID string) ([]*Env
 }
 
 // DeleteEnvironment deletes a custom environment and its history. The
-// production environment cannot be deleted (CONFLICT). It requires the
-// editor role.
-func (s *Service) DeleteEnvironment(ctx context.Context, id string) error {
+// production environment cannot be deleted (CONFLICT), nor one that live
+// versions of other canvases include ({{> ID@ENV}}) unless opts force it
+// (CONFLICT listing them). It requires the editor role.
+func (s *Service) DeleteEnvironment(ctx context.Context, id string, opts ...canvas.DeleteOptions) error {
 	p, err := canvas.Authorize(ctx, canvas.RoleEditor)
 	if err != nil {
 		return err
@@ -237,6 +248,15 @@ func (s *Service) DeleteEnvironment(ctx context.Context, id string) error {
 	}
 	if e.IsSystem {
 		return canvas.Errorf(canvas.ECONFLICT, "The %s environment cannot be deleted.", e.Name)
+	}
+	deps, err := canvas.ListDependents(ctx, s.canvases, p.WorkspaceID, e.ResourceID)
+	if err != nil {
+		return err
+	}
+	if err := canvas.RefuseDependents(deps, "environment", opts, func(d canvas.Dependent) bool {
+		return d.Environment == e.Name
+	}); err != nil {
+		return err
 	}
 	if err := s.store.DeleteEnvironment(ctx, p.WorkspaceID, id); err != nil {
 		return err
@@ -396,7 +416,19 @@ func (s *Service) readServed(ctx context.Context, p *canvas.Principal, canvasID,
 		return served{}, err
 	}
 	v.WorkspaceID = c.WorkspaceID
-	return served{canvas: c, version: v, json: &servedJSON{}}, nil
+	sv := served{canvas: c, version: v, json: &servedJSON{}}
+	if canvas.VersionHasIncludes(v) {
+		// Resolved for the user across every project, so that one entry
+		// serves each key of the user: every call checks the included
+		// canvases with its own principal (Resolution.checkAccess).
+		all := *p
+		all.Projects = nil
+		sv.resolution, sv.resolveErr = s.resolve(ctx, &all, v, nil)
+		if sv.resolveErr != nil && canvas.ErrorCode(sv.resolveErr) != canvas.EINVALID {
+			return served{}, sv.resolveErr
+		}
+	}
+	return sv, nil
 }
 
 // ClampLimit bounds a history page size to 1..MaxLimit.

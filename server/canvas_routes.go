@@ -22,14 +22,15 @@ func (s *Server) registerCanvasRoutes() {
 	s.route("GET /prompt", s.handleListCanvases)
 	s.route("GET /prompt/{id}", withIDTagged(s.canvasService, "id", (*canvas.Service).GetCanvas))
 	s.route("PATCH /prompt/{id}", s.handleUpdateCanvas)
-	s.route("DELETE /prompt/{id}", deleteID(s.canvasService, (*canvas.Service).DeleteCanvas))
+	s.route("DELETE /prompt/{id}", deleteForced(s.canvasService, (*canvas.Service).DeleteCanvas))
+	s.route("GET /prompt/{id}/dependents", withID(s.canvasService, "id", (*canvas.Service).Dependents))
 
 	s.route("POST /prompt-version",
 		withBody(s, s.canvasService, "CreateVersionRequest", http.StatusCreated, (*canvas.Service).CreateVersion))
 	s.route("GET /prompt-version", s.handleListVersions)
 	s.route("GET /prompt-version/{id}", withIDTagged(s.canvasService, "id", (*canvas.Service).GetVersion))
 	s.route("PATCH /prompt-version/{id}", s.handleUpdateVersion)
-	s.route("DELETE /prompt-version/{id}", deleteID(s.canvasService, (*canvas.Service).DeleteVersion))
+	s.route("DELETE /prompt-version/{id}", deleteForced(s.canvasService, (*canvas.Service).DeleteVersion))
 
 	s.route("POST /prompt-version-message",
 		withBody(s, s.canvasService, "CreateMessageRequest", http.StatusCreated, (*canvas.Service).CreateMessage))

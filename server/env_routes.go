@@ -12,7 +12,7 @@ import (
 func (s *Server) registerEnvironmentRoutes() {
 	s.route("POST /environment", s.handleCreateEnvironment)
 	s.route("GET /environment", s.handleListEnvironments)
-	s.route("DELETE /environment/{id}", deleteID(s.envService, (*env.Service).DeleteEnvironment))
+	s.route("DELETE /environment/{id}", deleteForced(s.envService, (*env.Service).DeleteEnvironment))
 	s.route("POST /environment/publish", s.handlePublish)
 	s.route("GET /environment/versions", s.handleEnvironmentHistory)
 	s.route("GET /environment/version", s.handleEnvironmentVersion)

@@ -113,6 +113,22 @@ func deleteID[S any](svc func() (S, error), op func(S, context.Context, string) 
 	}
 }
 
+// deleteForced is deleteID for deletions of what other canvases may
+// include: the query parameter force (a boolean, false by default) is
+// passed on as canvas.DeleteOptions.
+func deleteForced[S any](svc func() (S, error), op func(S, context.Context, string, ...canvas.DeleteOptions) error) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		q := newQuery(r)
+		force := q.Bool("force", false)
+		if err := q.Err(); err != nil {
+			return err
+		}
+		return deleteID(svc, func(s S, ctx context.Context, id string) error {
+			return op(s, ctx, id, canvas.DeleteOptions{Force: force})
+		})(w, r)
+	}
+}
+
 // canvasService returns the canvas service, which every server has.
 func (s *Server) canvasService() (*canvas.Service, error) { return s.canvases, nil }
 

@@ -109,6 +109,7 @@ func routeCases(w *world) []routeCase {
 		{"POST /prompt", editor, true, 201, fixed("/prompt", map[string]any{"title": "t", "projectId": w.P1})},
 		{"GET /prompt", viewer, false, 200, fixed("/prompt", nil)},
 		{"GET /prompt/{id}", viewer, true, 200, fixed("/prompt/"+w.Canvas, nil)},
+		{"GET /prompt/{id}/dependents", viewer, true, 200, fixed("/prompt/"+w.Canvas+"/dependents", nil)},
 		{"PATCH /prompt/{id}", editor, true, 200, fixed("/prompt/"+w.Canvas, map[string]any{"title": "Support"})},
 		{"DELETE /prompt/{id}", editor, true, 204, fresh("/prompt/{}", func(t *testing.T) string {
 			return mustCanvas(t, e.testEnv, w.P1, "victim")["id"].(string)

@@ -17,7 +17,10 @@ import (
 const maxWatchedEnvironments = 20
 
 // handleEnvironmentVersion serves the version an environment publishes, in
-// full, with its ETag; If-None-Match naming that ETag is 304. With wait (a
+// full, with its ETag; If-None-Match naming that ETag is 304. With
+// resolve=true the body adds resolvedMessages and includes
+// (env.ResolvedVersion); the ETag, the same either way, covers the
+// versions included. With wait (a
 // duration such as 30s, or seconds; at most MaxLongPoll) and an
 // If-None-Match that matches, the request is held until what the
 // environment serves changes (then 200 with the new version, or 404 when it
@@ -26,10 +29,11 @@ func (s *Server) handleEnvironmentVersion(w http.ResponseWriter, r *http.Request
 	q := newQuery(r)
 	canvasID, envName := environmentQuery(q)
 	wait := waitParam(q)
+	resolve := q.Bool("resolve", false)
 	if err := q.Err(); err != nil {
 		return err
 	}
-	params := env.ActiveVersionParams{CanvasID: canvasID, EnvName: envName}
+	params := env.ActiveVersionParams{CanvasID: canvasID, EnvName: envName, Resolve: resolve}
 	sv, err := s.environments.ActiveVersionServed(r.Context(), params)
 	if err != nil {
 		return err

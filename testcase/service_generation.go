@@ -26,6 +26,9 @@ const generationMaxAttempts = 3
 // as a completion run.
 type Runner interface {
 	Run(ctx context.Context, params completion.RunParams) (*completion.Run, error)
+	// Pin returns what the includes of a version resolve to now
+	// (completion.Service.Pin); the generation runs with them.
+	Pin(ctx context.Context, canvasID, versionID string) ([]canvas.Include, error)
 }
 
 // GenerationOptions wire a GenerationService. TestCases, Store and Runner
@@ -266,8 +269,16 @@ func (s *GenerationService) start(ctx context.Context, p *canvas.Principal, prom
 		GenerationIDs: make([]string, len(list))}
 	gens := make([]*Generation, len(list))
 	jobs := make([]*queue.Job, len(list))
+	// The includes are resolved once, when the generations are asked for:
+	// each runs what they were then, however long its job waits.
+	includes, err := s.runner.Pin(ctx, promptID, versionID)
+	if err != nil {
+		return nil, err
+	}
 	for i, tc := range list {
-		payload, err := json.Marshal(newGenerationInput(p, tc))
+		in := newGenerationInput(p, tc)
+		in.Includes = includes
+		payload, err := json.Marshal(in)
 		if err != nil {
 			return nil, err
 		}

@@ -27,6 +27,9 @@ type generationInput struct {
 	Files          []File         `json:"files,omitempty"`
 	ExpectedOutput *string        `json:"expectedOutput,omitempty"`
 	Evaluator      *Evaluator     `json:"evaluator,omitempty"`
+	// Includes are the includes of the version as resolved when the
+	// generation was asked for.
+	Includes []canvas.Include `json:"includes,omitempty"`
 }
 
 func newGenerationInput(p *canvas.Principal, tc *TestCase) generationInput {
@@ -113,7 +116,7 @@ func (s *GenerationService) HandleJob(ctx context.Context, j *queue.Job) error {
 	}
 	run, err := s.runner.Run(canvas.NewContext(ctx, p), completion.RunParams{
 		CanvasID: g.PromptID, VersionID: g.PromptVersionID, Variables: in.variables(), Conversation: conv,
-		WorkflowEnvironment: workflow.EnvTestCase,
+		WorkflowEnvironment: workflow.EnvTestCase, Includes: in.Includes,
 	})
 	if ctx.Err() != nil {
 		return ctx.Err()

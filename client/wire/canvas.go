@@ -100,6 +100,39 @@ type Version struct {
 	PromptCustomTags []string        `json:"promptCustomTags"`
 	Message          *Message        `json:"message"`
 	Messages         []Message       `json:"messages"`
+	// ResolvedMessages and Includes are sent by a resolved read of an
+	// environment (GET /environment/version?resolve=true): the live
+	// messages with their includes replaced, and what each include
+	// resolved to.
+	ResolvedMessages []ResolvedMessage `json:"resolvedMessages,omitempty"`
+	Includes         []Include         `json:"includes,omitempty"`
+}
+
+// Include is what one include ({{> CANVAS_ID}}, {{> CANVAS_ID@ENV}},
+// {{> CANVAS_ID@vN}}) resolved to.
+type Include struct {
+	CanvasID     string `json:"canvasId"`
+	Environment  string `json:"environment,omitempty"`
+	VersionID    string `json:"versionId"`
+	VersionIndex int    `json:"versionIndex,omitempty"`
+}
+
+// ResolvedMessage is a message with its includes replaced.
+type ResolvedMessage struct {
+	ID      string `json:"id"`
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	Index   int    `json:"index"`
+}
+
+// Dependent is an include of a canvas by a live version of another
+// (GET /prompt/{id}/dependents).
+type Dependent struct {
+	CanvasID             string `json:"canvasId"`
+	VersionID            string `json:"versionId"`
+	VersionIndex         int    `json:"versionIndex"`
+	Environment          string `json:"environment,omitempty"`
+	IncludedVersionIndex int    `json:"includedVersionIndex,omitempty"`
 }
 
 // Prompt returns the version's system message at index 0, or nil.
@@ -144,12 +177,12 @@ type ProcessingOptions struct {
 // Configuration is a version's model configuration. The keys the server
 // does not interpret are kept in Extra and written back as they came.
 type Configuration struct {
-	Model            string                     `json:"model,omitempty"`
-	Type             string                     `json:"type,omitempty"`
-	Temperature      *float64                   `json:"temperature,omitempty"`
-	MaxTokens        *int                       `json:"maxTokens,omitempty"`
-	TopP             *float64                   `json:"topP,omitempty"`
-	StructuredOutput *StructuredOutput          `json:"structuredOutput,omitempty"`
+	Model            string            `json:"model,omitempty"`
+	Type             string            `json:"type,omitempty"`
+	Temperature      *float64          `json:"temperature,omitempty"`
+	MaxTokens        *int              `json:"maxTokens,omitempty"`
+	TopP             *float64          `json:"topP,omitempty"`
+	StructuredOutput *StructuredOutput `json:"structuredOutput,omitempty"`
 	// Provider names the vendor serving Model when its name does not
 	// say it; CredentialID the credential to run on.
 	Provider     string `json:"provider,omitempty"`

@@ -197,9 +197,17 @@ type Run struct {
 	CanvasID        string `json:"canvasId,omitempty"`
 	VersionID       string `json:"versionId,omitempty"`
 	EnvironmentName string `json:"environmentName,omitempty"`
-	ApplicationID   string `json:"applicationId,omitempty"`
-	Model           string `json:"model"`
-	Status          string `json:"status"`
+	// Includes are what the includes of the version's messages resolved
+	// to when the run was rendered.
+	Includes []Include `json:"includes,omitempty"`
+	// PublicationID is the publication that served the run through an
+	// environment; Variant, for a split publication, the position of the
+	// split entry that answered.
+	PublicationID string `json:"publicationId,omitempty"`
+	Variant       *int   `json:"variant,omitempty"`
+	ApplicationID string `json:"applicationId,omitempty"`
+	Model         string `json:"model"`
+	Status        string `json:"status"`
 	// WorkflowStatus is the workflow run's status, for a run of a
 	// workflow version.
 	WorkflowStatus string `json:"workflowStatus,omitempty"`

@@ -114,6 +114,9 @@ func bench(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 			return newRequest(ctx, http.MethodGet, base+fx.versionPath, key, nil)
 		}
 	}
+	getIncludes := func(ctx context.Context, _, _ int) (*http.Request, error) {
+		return newRequest(ctx, http.MethodGet, url+fx.includesPath, key, nil)
+	}
 	post := func(u string, body []byte) request {
 		return func(ctx context.Context, _, _ int) (*http.Request, error) {
 			return newRequest(ctx, http.MethodPost, u, key, body)
@@ -145,6 +148,8 @@ func bench(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 			{"canvasd", pid, http.StatusOK, get(url)}, bare(get(base.URL))}},
 		{"version", "version-32", "GET /environment/version", 32, []target{
 			{"canvasd", pid, http.StatusOK, get(url)}, bare(get(base.URL))}},
+		{"includes", "includes-8", "GET /environment/version: plain, and resolved with three nested includes", 8, []target{
+			{"canvasd", pid, http.StatusOK, get(url)}, {"canvasd-includes", pid, http.StatusOK, getIncludes}}},
 		{"echo", "echo-8", "POST /v2/chat/completions (sync, echo)", 8, []target{
 			{"canvasd", pid, http.StatusOK, post(url+"/v2/chat/completions", fx.completion)},
 			bare(post(base.URL+"/v2/chat/completions", fx.completion)), ceiling}},

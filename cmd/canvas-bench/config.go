@@ -50,7 +50,7 @@ type config struct {
 }
 
 // allScenarios are the scenario groups, in the order they run.
-var allScenarios = []string{"version", "echo", "publish", "async", "flaky"}
+var allScenarios = []string{"version", "includes", "echo", "publish", "async", "flaky"}
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var c config

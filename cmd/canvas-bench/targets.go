@@ -73,6 +73,10 @@ type fixture struct {
 	canvasID string
 	// versionPath is GET /environment/version of the canvas' production.
 	versionPath string
+	// includesPath is the resolved read (resolve=true) of a canvas whose
+	// production version includes a canvas that includes a canvas that
+	// includes a canvas: three nested includes.
+	includesPath string
 	// completion is the body of a sync echo completion of the canvas.
 	completion []byte
 	// publishers holds, per publisher, the canvas and its two versions.
@@ -130,6 +134,9 @@ func setup(ctx context.Context, a *api, publishers int) (*fixture, error) {
 	f.versionPath = "/environment/version?resourceType=prompt&resourceId=" + id + "&envName=production"
 	f.completion, _ = json.Marshal(map[string]any{"canvas_id": id, "environment_name": "production",
 		"variables": map[string]any{"name": "Ada"}})
+	if f.includesPath, err = setupIncludes(ctx, a, project); err != nil {
+		return nil, err
+	}
 	for i := range publishers {
 		id, vs, err := newCanvas(fmt.Sprintf("Publisher %d", i+1), 2)
 		if err != nil {
@@ -138,6 +145,33 @@ func setup(ctx context.Context, a *api, publishers int) (*fixture, error) {
 		f.publishers = append(f.publishers, publisherCanvas{canvasID: id, versions: [2]string{vs[0], vs[1]}})
 	}
 	return f, nil
+}
+
+// setupIncludes creates four canvases of project, each but the last
+// including the next in its production version, publishes them, and
+// returns the resolved read of the first.
+func setupIncludes(ctx context.Context, a *api, project string) (string, error) {
+	next := ""
+	for i := 3; i >= 0; i-- {
+		id, err := a.create(ctx, "/prompt", map[string]any{"title": fmt.Sprintf("Layer %d", i), "projectId": project})
+		if err != nil {
+			return "", err
+		}
+		body := versionBody(id, "v1")
+		if next != "" {
+			body["message"] = map[string]any{"role": "system",
+				"content": "Layer " + fmt.Sprint(i) + " for {{name}}.\n{{> " + next + "}}"}
+		}
+		v, err := a.create(ctx, "/prompt-version", body)
+		if err != nil {
+			return "", err
+		}
+		if _, _, err := a.do(ctx, http.MethodPost, "/environment/publish", publishBody(id, v), http.StatusCreated); err != nil {
+			return "", err
+		}
+		next = id
+	}
+	return "/environment/version?resourceType=prompt&resourceId=" + next + "&envName=production&resolve=true", nil
 }
 
 // publishBody is POST /environment/publish of version to canvas'

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/client/promptfile"
@@ -74,8 +75,8 @@ func importCmd(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	im := &importer{eng: eng, dryRun: dryRun, out: stdout, creds: creds}
-	for _, f := range files {
+	im := &importer{eng: eng, dryRun: dryRun, out: stdout, creds: creds, canvasIDs: map[string]string{}}
+	for _, f := range includeOrder(files) {
 		if err := im.canvas(ctx, f); err != nil {
 			return fmt.Errorf("%s: %w", promptfile.FileName(f), err)
 		}
@@ -95,6 +96,9 @@ type importer struct {
 	dryRun  bool
 	out     io.Writer
 	changes int
+	// canvasIDs maps the id of each canvas imported so far in its file to
+	// its id in the database, for the includes of later versions.
+	canvasIDs map[string]string
 }
 
 // change reports one change.
@@ -117,6 +121,11 @@ func (im *importer) canvas(ctx context.Context, f *promptfile.Canvas) error {
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if c != nil {
+			im.canvasIDs[strings.ToLower(f.ID)] = c.ID
+		}
+	}()
 	isNew := c == nil
 	if isNew {
 		allowed, err := im.creds.ids(f.AllowedCredentials)
@@ -231,7 +240,7 @@ func (im *importer) version(ctx context.Context, c *canvas.Canvas, fv *promptfil
 		v.Graph = graph
 	}
 	for _, m := range fv.Messages {
-		v.Messages = append(v.Messages, canvas.Message{Role: m.Role, Content: m.Content,
+		v.Messages = append(v.Messages, canvas.Message{Role: m.Role, Content: rewriteIncludes(m.Content, im.canvasIDs),
 			MarkdownContent: m.MarkdownContent, Index: m.Index, CreatedBy: "import", UpdatedBy: "import"})
 	}
 	if err := im.eng.Store.CreateVersion(ctx, v); err != nil {

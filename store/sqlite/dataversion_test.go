@@ -137,7 +137,7 @@ func TestDB_DataVersion(t *testing.T) {
 			"test_cases": true, "test_case_tags": true, "test_case_tag_assignments": true, "generations": true,
 			"webhook_deliveries": true, "webhook_attempts": true,
 			"applications": true, "application_secrets": true,
-			"workflow_runs": true, "workflow_steps": true, "review_items": true,
+			"workflow_runs": true, "workflow_steps": true, "review_items": true, "run_feedback": true,
 			"experiments": true, "experiment_results": true, "evaluators": true,
 		}
 		db := mustOpen(t, filepath.Join(t.TempDir(), "canvas.db"))

@@ -25,13 +25,13 @@ var _ completion.Store = (*Store)(nil)
 const runCols = `id, workspace_id, kind, canvas_id, version_id, environment_name, application_id, model,
 	status, async, request, result, error, input_tokens, output_tokens, latency_ms, webhook_url,
 	forward_headers, created_by, created_at, updated_at, completed_at, credential_id, provider, cost_input,
-	cost_output, cost_total, variables`
+	cost_output, cost_total, variables, includes, publication_id, variant`
 
 // The statements of a run's life, which SQLite prepares at Open: its
 // insert, its read by workspace and id, its start, the check that it has
 // not ended yet, and its end.
 const (
-	QInsertRun   = `INSERT INTO runs (` + runCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	QInsertRun   = `INSERT INTO runs (` + runCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	QGetRun      = `SELECT ` + runCols + ` FROM runs WHERE workspace_id = ? AND id = ?`
 	QStartRun    = `UPDATE runs SET status = ?, updated_at = ? WHERE id = ?`
 	QRunTerminal = `SELECT status IN ('` + completion.StatusCompleted + `', '` + completion.StatusFailed +
@@ -44,11 +44,17 @@ const (
 func scanRun(r Row) (*completion.Run, error) {
 	var run completion.Run
 	var cost [3]*float64
+	var variant *int64
 	err := r.Scan(&run.ID, &run.WorkspaceID, &run.Kind, &run.CanvasID, &run.VersionID, &run.EnvironmentName,
 		&run.ApplicationID, &run.Model, &run.Status, &run.Async, jsonCol{&run.Request}, jsonCol{&run.Result},
 		jsonCol{&run.Error}, &run.Usage.InputTokens, &run.Usage.OutputTokens, &run.LatencyMs, &run.WebhookURL,
 		jsonCol{&run.ForwardHeaders}, &run.CreatedBy, &run.CreatedAt, &run.UpdatedAt, &run.CompletedAt,
-		&run.CredentialID, &run.Provider, &cost[0], &cost[1], &cost[2], jsonCol{&run.Variables})
+		&run.CredentialID, &run.Provider, &cost[0], &cost[1], &cost[2], jsonCol{&run.Variables},
+		jsonCol{&run.Includes}, &run.PublicationID, &variant)
+	if variant != nil {
+		n := int(*variant)
+		run.Variant = &n
+	}
 	if err == nil && cost[2] != nil {
 		run.Cost = &model.Cost{Input: deref(cost[0]), Output: deref(cost[1]), Total: *cost[2], Currency: model.Currency}
 	}
@@ -115,6 +121,14 @@ func (s *Store) CreateRun(ctx context.Context, p completion.CreateRunParams) err
 	if err != nil {
 		return err
 	}
+	includes, err := jsonOrNull(r.Includes, len(r.Includes) == 0)
+	if err != nil {
+		return err
+	}
+	var variant any
+	if r.Variant != nil {
+		variant = *r.Variant
+	}
 	given := r.CompletedAt
 	costIn, costOut, costTotal := costCols(r.Cost)
 	rec := idempotency.FromContext(ctx)
@@ -133,7 +147,8 @@ func (s *Store) CreateRun(ctx context.Context, p completion.CreateRunParams) err
 		if _, err := tx.Exec(ctx, QInsertRun, r.ID, r.WorkspaceID, r.Kind, r.CanvasID, r.VersionID,
 			r.EnvironmentName, r.ApplicationID, r.Model, r.Status, r.Async, string(req), result, runErr,
 			r.Usage.InputTokens, r.Usage.OutputTokens, r.LatencyMs, r.WebhookURL, headers, r.CreatedBy,
-			tx.Now, tx.Now, r.CompletedAt, r.CredentialID, r.Provider, costIn, costOut, costTotal, vars); err != nil {
+			tx.Now, tx.Now, r.CompletedAt, r.CredentialID, r.Provider, costIn, costOut, costTotal, vars, includes,
+			r.PublicationID, variant); err != nil {
 			return err
 		}
 		if job := p.Job; job != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
@@ -61,7 +62,17 @@ func (d Dialect) qVersionOfCanvas() string {
 // that cond selects, in history order, each with its live messages: two
 // queries whatever the number of versions.
 func (s *Store) queryVersions(ctx context.Context, tx *Tx, workspaceID, cond string, args ...any) ([]*canvas.Version, error) {
-	rows, err := tx.Query(ctx, versionsQuery(cond), append([]any{workspaceID}, args...)...)
+	return s.queryVersionsLimit(ctx, tx, workspaceID, 0, cond, args...)
+}
+
+// queryVersionsLimit is queryVersions reading at most limit versions
+// (every one for 0).
+func (s *Store) queryVersionsLimit(ctx context.Context, tx *Tx, workspaceID string, limit int, cond string, args ...any) ([]*canvas.Version, error) {
+	q := versionsQuery(cond)
+	if limit > 0 {
+		q += ` LIMIT ` + strconv.Itoa(limit)
+	}
+	rows, err := tx.Query(ctx, q, append([]any{workspaceID}, args...)...)
 	versions, err := RowsOf(rows, err, func(r Rows) (*canvas.Version, error) { return scanVersion(r) })
 	if err != nil || len(versions) == 0 {
 		return versions, err

@@ -123,6 +123,8 @@ func TestWire_Answers(t *testing.T) {
 		"Canvas":                func(t *testing.T) { roundTrip[wire.Canvas](t, filled[canvas.Canvas]()) },
 		"Version":               func(t *testing.T) { roundTrip[wire.Version](t, filled[canvas.Version]()) },
 		"Message":               func(t *testing.T) { roundTrip[wire.Message](t, filled[canvas.Message]()) },
+		"ResolvedVersion":       func(t *testing.T) { roundTrip[wire.Version](t, filled[env.ResolvedVersion]()) },
+		"Dependent":             func(t *testing.T) { roundTrip[wire.Dependent](t, filled[canvas.Dependent]()) },
 		"Environment":           func(t *testing.T) { roundTrip[wire.Environment](t, filled[env.Environment]()) },
 		"Publication":           func(t *testing.T) { roundTrip[wire.Publication](t, filled[env.Publication]()) },
 		"Run":                   func(t *testing.T) { roundTrip[wire.Run](t, filled[completion.Run]()) },

@@ -87,6 +87,7 @@ func TestCanvasBench(t *testing.T) {
 	wantClosed := map[string][]string{
 		"version-8":  {"canvasd", "bare"},
 		"version-32": {"canvasd", "bare"},
+		"includes-8": {"canvasd", "canvasd-includes"},
 		"echo-8":     {"canvasd", "bare", "ceiling"},
 		"publish-8":  {"canvasd", "ceiling"},
 	}

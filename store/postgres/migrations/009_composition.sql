@@ -1,0 +1,27 @@
+-- Composition and A/B releases.
+--
+-- runs.includes is the JSON array of the includes a run's messages resolved
+-- to ([{canvasId, environment?, versionId}]), NULL when none.
+-- runs.publication_id and runs.variant say which publication served a run
+-- through an environment and, for a split, which entry of the split
+-- (0-based) answered; '' and NULL otherwise.
+ALTER TABLE runs ADD COLUMN includes text;
+ALTER TABLE runs ADD COLUMN publication_id text NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN variant bigint;
+CREATE INDEX runs_publication ON runs (publication_id, variant) WHERE publication_id <> '';
+
+-- publications.split is the JSON array of a split publication's entries
+-- ([{versionId, weight}], version_id being the first entry's), NULL for a
+-- publication of one version.
+ALTER TABLE publications ADD COLUMN split text;
+
+-- End-user feedback on a run: one row per run, updated in place.
+CREATE TABLE run_feedback (
+	run_id       text PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+	workspace_id text NOT NULL,
+	score        double precision NOT NULL,
+	comment      text,
+	created_by   text NOT NULL,
+	created_at   timestamptz NOT NULL,
+	updated_at   timestamptz NOT NULL
+);
