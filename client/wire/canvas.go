@@ -202,6 +202,10 @@ type Configuration struct {
 type Fallback struct {
 	Model        string `json:"model"`
 	CredentialID string `json:"credentialId,omitempty"`
+	// Credential names the credential instead of CredentialID in a
+	// prompt file (package promptfile), which carries names, never ids;
+	// the API never reads or writes it.
+	Credential string `json:"credential,omitempty"`
 }
 
 // StructuredOutput asks the model for JSON that the schema accepts.

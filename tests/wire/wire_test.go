@@ -160,6 +160,8 @@ func TestWire_Requests(t *testing.T) {
 			p := filled[wire.CreateVersionParams]()
 			// A tool choice is a mode or {"name"}, not any JSON.
 			p.Configuration.ToolChoice = json.RawMessage(`{"name":"s"}`)
+			// A fallback's credential name is the prompt files', not the API's.
+			p.Configuration.Fallbacks[0].Credential = ""
 			roundTrip[canvas.CreateVersionParams](t, p)
 		},
 		"CreateMessage":     func(t *testing.T) { roundTrip[canvas.CreateMessageParams](t, filled[wire.CreateMessageParams]()) },
