@@ -41,6 +41,10 @@ type sourceWorld struct {
 	WorkflowRun, File, FileBytes, Delivery string
 	// Credential is an Anthropic credential whose key is CredentialKey.
 	Credential, CredentialKey string
+	// Evaluator is a saved evaluator of Canvas, Experiment a completed
+	// experiment of Version, ReviewItem Completion in the review queue,
+	// annotated.
+	Evaluator, Experiment, ReviewItem string
 }
 
 // mustSourceWorld serves a new SQLite data directory and fills it, waits
@@ -94,6 +98,8 @@ func mustSourceWorld(t *testing.T, dir string) *sourceWorld {
 	status, price := d.sendJSON(t, http.MethodPut, "/models/llama3.1:8b", w.Key, map[string]any{"provider": "openai-compatible",
 		"inputPerMillion": 0.1, "outputPerMillion": 0.2})
 	require.Equal(t, http.StatusOK, status, "%v", price)
+	w.Evaluator = create("/evaluators", map[string]any{"promptId": w.Canvas, "name": "greets",
+		"type": "regex", "pattern": "^Hello"}, 201)["id"].(string)
 	w.App = create("/applications", map[string]any{"name": "shop", "promptId": w.Canvas,
 		"events": map[string]any{"enabled": true, "url": hook.URL}}, 201)["id"].(string)
 	w.Completion = create("/v2/chat/completions", map[string]any{"canvas_id": w.Canvas, "application_id": w.App,
@@ -113,6 +119,10 @@ func mustSourceWorld(t *testing.T, dir string) *sourceWorld {
 	require.NoError(t, err)
 	status, fav := d.sendJSON(t, http.MethodPatch, "/prompt/"+w.Canvas, user, map[string]any{"favorited": true})
 	require.Equal(t, http.StatusOK, status, "%v", fav)
+	w.ReviewItem = create("/review-queue", map[string]any{"runId": w.Completion}, 201)["id"].(string)
+	create("/review-queue/"+w.ReviewItem+"/annotation", map[string]any{"passed": true, "score": 0.9}, 200)
+	w.Experiment = create("/experiments", map[string]any{"promptId": w.Canvas, "versionIds": []string{w.Version},
+		"evaluators": []map[string]any{{"name": "exact", "type": "exact"}}}, 202)["id"].(string)
 	run := create("/test-case/"+w.TestCase+"/run", map[string]any{"promptVersionId": w.Version}, 200)
 	w.Generation, w.Execution = run["generationId"].(string), run["executionId"].(string)
 	w.WorkflowRun = create("/workflow/runs", map[string]any{"versionId": w.WorkflowVersion,
@@ -135,7 +145,7 @@ func mustSourceWorld(t *testing.T, dir string) *sourceWorld {
 	require.Eventually(t, func() bool {
 		done := true
 		for _, path := range []string{"/v2/chat/completions/" + w.AsyncCompletion, "/v1/tasks/" + w.Task,
-			"/workflow/runs/" + w.WorkflowRun} {
+			"/workflow/runs/" + w.WorkflowRun, "/experiments/" + w.Experiment} {
 			_, got := d.sendJSON(t, http.MethodGet, path, w.Key, nil)
 			if s, _ := got["status"].(string); s != "succeeded" && s != "completed" {
 				done = false
@@ -167,6 +177,8 @@ func (w *sourceWorld) reads() []string {
 		"/v3/files/" + w.File,
 		"/applications", "/applications/" + w.App,
 		"/credentials", "/credentials/" + w.Credential, "/models?provider=openai-compatible",
+		"/evaluators?promptId=" + w.Canvas, "/experiments/" + w.Experiment, "/experiments/" + w.Experiment + "/results",
+		"/review-queue?promptId=" + w.Canvas, "/review-queue/" + w.ReviewItem,
 		"/webhooks/deliveries?applicationId=" + w.App, "/webhooks/deliveries/" + w.Delivery,
 	}
 }
