@@ -103,7 +103,7 @@ func TestBody_UnknownMembersEveryProblem(t *testing.T) {
 	w := newWorld(t, e)
 	res := e.Do(http.MethodPost, "/prompt-version", e.Editor, map[string]any{
 		"promptId": w.Canvas, "title": "v", "mesage": map[string]any{"role": "user", "content": "Hi"},
-		"variables": []any{map[string]any{"name": "x", "tpye": "string"}},
+		"variables":     []any{map[string]any{"name": "x", "tpye": "string"}},
 		"configuration": map[string]any{"model": "echo", "temperature": "hot"},
 	})
 	require.Equal(t, http.StatusUnprocessableEntity, res.Status, "%s", res.Body)
