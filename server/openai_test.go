@@ -227,7 +227,7 @@ func TestOpenAI_Validation(t *testing.T) {
 	}
 	t.Run("Application", func(t *testing.T) {
 		r := e.Do(http.MethodPost, "/openai/v1/chat/completions", e.Editor, map[string]any{"model": model,
-			"messages": []any{map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "Hi"}}}},
+			"messages":         []any{map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "Hi"}}}},
 			"prompt_variables": map[string]any{"name": "Ada"}, "application_id": w.App})
 		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 		id := r.Map(t)["id"].(string)
