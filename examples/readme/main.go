@@ -1,9 +1,11 @@
 // Command readme runs the Go snippets of the README, which are quoted from
 // this package's files (between "// README: NAME" and "// README: end"
-// lines), so that each of them compiles and runs as the README shows it.
+// lines), so that each of them compiles and runs as the README shows it;
+// docs/api.md quotes the call of the OpenAI-compatible entry point alike.
 // It embeds the engine in-process (embed), serves it on loopback and calls
 // it with the Go client (callServer), and serves its prompts from the
-// client's cache (servePrompts).
+// client's cache (servePrompts), and runs a canvas through the official
+// OpenAI client (callOpenAI).
 //
 //	go run ./examples/readme
 package main
@@ -88,6 +90,11 @@ func run(ctx context.Context, w io.Writer) error {
 		return fmt.Errorf("call the server: %w", err)
 	}
 	fmt.Fprintln(w, "client: completed")
+
+	if err := callOpenAI(ctx, baseURL, apiKey, cv.ID); err != nil {
+		return fmt.Errorf("call the OpenAI entry point: %w", err)
+	}
+	fmt.Fprintln(w, "openai: completed")
 
 	// An empty snapshot: the server answers from the start.
 	snapshot := filepath.Join(dir, "prompts")

@@ -17,23 +17,25 @@ import (
 func TestRun(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, run(context.Background(), &out))
-	assert.Equal(t, "embedded: published\nclient: completed\nprompts: served\n", out.String())
+	assert.Equal(t, "embedded: published\nclient: completed\nopenai: completed\nprompts: served\n", out.String())
 }
 
-// readmeSnippets are the regions of this package's files that the README
-// quotes, in the order of its ```go blocks.
-var readmeSnippets = []string{"embed", "client", "prompts"}
+// quoted lists, per document, the regions of this package's files that
+// its ```go blocks quote, in order.
+var quoted = []struct {
+	doc     string
+	regions []string
+}{
+	{"README.md", []string{"embed", "client", "prompts"}},
+	{"docs/api.md", []string{"openai"}},
+}
 
-// TestREADME_QuotesSnippets checks that each ```go block of the README is,
-// verbatim, the region of this package's files it quotes: the lines between
-// "// README: NAME" and "// README: end", without the indentation they
-// share, several regions of one name joined by a blank line.
+// TestREADME_QuotesSnippets checks that each ```go block of the README
+// (and of docs/api.md) is, verbatim, the region of this package's files it
+// quotes: the lines between "// README: NAME" and "// README: end",
+// without the indentation they share, several regions of one name joined by
+// a blank line.
 func TestREADME_QuotesSnippets(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	require.NoError(t, err)
-	blocks := regexp.MustCompile("(?ms)^```go\n(.*?)^```$").FindAllStringSubmatch(string(raw), -1)
-	require.Len(t, blocks, len(readmeSnippets), "every Go block of the README quotes a region of examples/readme")
-
 	regions := map[string][]string{}
 	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
@@ -61,9 +63,16 @@ func TestREADME_QuotesSnippets(t *testing.T) {
 		}
 		require.Empty(t, name, "%s: region %s has no end", f, name)
 	}
-	for i, name := range readmeSnippets {
-		require.Contains(t, regions, name)
-		assert.Equal(t, strings.Join(regions[name], "\n"), blocks[i][1], "the README's Go block %d quotes region %s", i+1, name)
+	goBlock := regexp.MustCompile("(?ms)^```go\n(.*?)^```$")
+	for _, q := range quoted {
+		raw, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(q.doc)))
+		require.NoError(t, err)
+		blocks := goBlock.FindAllStringSubmatch(string(raw), -1)
+		require.Len(t, blocks, len(q.regions), "every Go block of %s quotes a region of examples/readme", q.doc)
+		for i, name := range q.regions {
+			require.Contains(t, regions, name)
+			assert.Equal(t, strings.Join(regions[name], "\n"), blocks[i][1], "%s's Go block %d quotes region %s", q.doc, i+1, name)
+		}
 	}
 }
 
