@@ -33,7 +33,11 @@ type Principal struct {
 	UserID string
 	// KeyID identifies the API key when the caller used one.
 	KeyID string
-	Role  Role
+	// Name is for display only: the API key's name, or a JWT's name claim
+	// (else its email claim); empty when there is none. Records keep the
+	// actor (Actor), never the name, which may change.
+	Name string
+	Role Role
 	// Projects restricts the principal to these project ids; nil means every
 	// project of the workspace.
 	Projects []string

@@ -2,8 +2,12 @@ package canvas
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // CreateAPIKeyParams are the fields of a new API key. The JSON names are
@@ -15,6 +19,28 @@ type CreateAPIKeyParams struct {
 	// (absent) means every project. An empty list is VALIDATION: a key
 	// that reaches no project is of no use.
 	Projects []string `json:"projects"`
+	// Name is optional: a name that tells the key apart for people, at
+	// most MaxKeyNameLength characters once trimmed, not blank when given.
+	Name *string `json:"name"`
+}
+
+// MaxKeyNameLength bounds an API key's name, in characters.
+const MaxKeyNameLength = 100
+
+// KeyName trims an API key's name and says what is wrong with it, if
+// anything: blank, longer than MaxKeyNameLength characters, or holding
+// control characters. The API and canvasd keys create check names with it.
+func KeyName(s string) (name, problem string) {
+	name = strings.TrimSpace(s)
+	switch {
+	case name == "":
+		return name, "must not be blank"
+	case utf8.RuneCountInString(name) > MaxKeyNameLength:
+		return name, fmt.Sprintf("must be at most %d characters", MaxKeyNameLength)
+	case strings.ContainsFunc(name, unicode.IsControl):
+		return name, "must not hold control characters"
+	}
+	return name, ""
 }
 
 // CreatedAPIKey is a new API key with its token, which is shown now or
@@ -40,8 +66,9 @@ func manageKeys(ctx context.Context) (*Principal, error) {
 
 // CreateAPIKey creates an API key in the principal's workspace and returns
 // it with its token. It requires the admin role without project
-// restriction. A role that is not viewer, editor or admin, a project that
-// is not a UUID or an empty project list is VALIDATION; a project that is
+// restriction. A role that is not viewer, editor or admin, a blank or
+// too long name, a project that is not a UUID or an empty project list is
+// VALIDATION; a project that is
 // not in the workspace is NOT_FOUND.
 func (s *Service) CreateAPIKey(ctx context.Context, params CreateAPIKeyParams) (*CreatedAPIKey, error) {
 	p, err := manageKeys(ctx)
@@ -51,6 +78,13 @@ func (s *Service) CreateAPIKey(ctx context.Context, params CreateAPIKeyParams) (
 	var v validator
 	if !params.Role.Valid() {
 		v.add("/json/role", "must be viewer, editor or admin")
+	}
+	var name string
+	if params.Name != nil {
+		var problem string
+		if name, problem = KeyName(*params.Name); problem != "" {
+			v.add("/json/name", "%s", problem)
+		}
 	}
 	if params.Projects != nil && len(params.Projects) == 0 {
 		v.add("/json/projects", "must name at least one project, or be left out for every project")
@@ -70,6 +104,7 @@ func (s *Service) CreateAPIKey(ctx context.Context, params CreateAPIKeyParams) (
 		}
 	}
 	token, key := NewAPIKey(p.WorkspaceID, params.Role, projects)
+	key.Name = name
 	if err := s.store.CreateAPIKey(ctx, key); err != nil {
 		return nil, err
 	}

@@ -27,7 +27,11 @@ type Project struct {
 type APIKey struct {
 	ID          string `json:"id"`
 	WorkspaceID string `json:"workspaceId"`
-	Role        Role   `json:"role"`
+	// Name tells keys apart for people ("ci", "Ada's laptop"); empty when
+	// the key was made without one. Pages that show who did something show
+	// it in place of the key's id.
+	Name string `json:"name"`
+	Role Role   `json:"role"`
 	// Projects restricts the key to these projects; nil means all.
 	Projects  []string   `json:"projects"`
 	Hash      string     `json:"-"`

@@ -133,8 +133,18 @@ type Error struct {
 	RequestID  string
 }
 
+// Error words the error with its details, each as "path: message", so that
+// a 422 says what to fix.
 func (e *Error) Error() string {
-	return fmt.Sprintf("%s: %s (HTTP %d, request %s)", e.Code, e.Message, e.StatusCode, e.RequestID)
+	msg := e.Message
+	for i, d := range e.Details {
+		sep := "; "
+		if i == 0 {
+			sep = " "
+		}
+		msg += sep + d.Path + ": " + d.Message
+	}
+	return fmt.Sprintf("%s: %s (HTTP %d, request %s)", e.Code, msg, e.StatusCode, e.RequestID)
 }
 
 // StatusCode returns the HTTP status of an error the server answered, or 0

@@ -239,7 +239,7 @@ func TestApplication_Create(t *testing.T) {
 			"BadEnvName":      {map[string]any{"name": "a", "environmentName": "Not Valid"}, http.StatusBadRequest},
 			"UnknownCanvas":   {map[string]any{"name": "a", "promptId": "11111111-1111-4111-8111-111111111111"}, http.StatusNotFound},
 			"PromptNotAUUID":  {map[string]any{"name": "a", "promptId": "nope"}, http.StatusUnprocessableEntity},
-			"UnknownProperty": {map[string]any{"name": "a", "extra": 1, "events": map[string]any{"extra": 1}}, http.StatusCreated},
+			"UnknownProperty": {map[string]any{"name": "a", "extra": 1, "events": map[string]any{"extra": 1}}, http.StatusUnprocessableEntity},
 			"Secret":          {map[string]any{"name": "a", "events": map[string]any{"secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}}, http.StatusUnprocessableEntity},
 		}
 		for name, c := range cases {

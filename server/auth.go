@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -185,6 +186,7 @@ func (a *Authenticator) apiKey(r *http.Request, token string) (*canvas.Principal
 		return canvas.Principal{
 			WorkspaceID: key.WorkspaceID,
 			KeyID:       key.ID,
+			Name:        key.Name,
 			Role:        key.Role,
 			Projects:    key.Projects,
 		}, nil
@@ -204,6 +206,9 @@ type tokenClaims struct {
 	// Projects restricts the token to these projects; absent or null means
 	// every project of the workspace, and an empty array none.
 	Projects []string `json:"projects"`
+	// Name and Email are optional, for display only (Principal.Name).
+	Name  string `json:"name"`
+	Email string `json:"email"`
 }
 
 // jwt verifies a JWT and returns its principal. Every failure, whatever the
@@ -225,6 +230,7 @@ func (a *Authenticator) jwt(ctx context.Context, token string) (*canvas.Principa
 	return &canvas.Principal{
 		WorkspaceID: claims.WorkspaceID,
 		UserID:      claims.Subject,
+		Name:        cmp.Or(strings.TrimSpace(claims.Name), strings.TrimSpace(claims.Email)),
 		Role:        canvas.Role(claims.Role),
 		Projects:    claims.Projects,
 	}, nil

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -304,4 +305,47 @@ func TestParseJWKS(t *testing.T) {
 		_, err := server.LoadJWKSFile(filepath.Join(t.TempDir(), "none.json"))
 		assert.Error(t, err)
 	})
+}
+
+// TestAuthenticator_Names checks the display name a principal carries: an
+// API key's name, or a JWT's name claim, else its email claim. The actor
+// recorded in createdBy stays the key's or the user's id.
+func TestAuthenticator_Names(t *testing.T) {
+	secret := []byte("a-long-enough-test-secret-of-32-bytes!")
+	e := newJWTEnv(t, server.AuthOptions{JWTSecrets: [][]byte{secret}})
+	auth := server.NewAuthenticator(server.AuthOptions{Store: e.Store, Changes: e.Store,
+		JWTSecrets: [][]byte{secret}, Now: func() time.Time { return authNow }})
+	principal := func(t *testing.T, token string) *canvas.Principal {
+		t.Helper()
+		r := httptest.NewRequest(http.MethodGet, "/projects", nil)
+		r.Header.Set("Authorization", "Bearer "+token)
+		p, err := auth.Authenticate(r)
+		require.NoError(t, err)
+		return p
+	}
+	hs := func(edit func(jwt.MapClaims)) string {
+		return mustSign(t, jwt.SigningMethodHS256, secret, "", e.claims(canvas.RoleEditor, edit))
+	}
+	created := e.Do(http.MethodPost, "/api-keys", e.Admin, map[string]any{"role": "editor", "name": "ci"})
+	require.Equal(t, http.StatusCreated, created.Status, "%s", created.Body)
+	named := created.Map(t)
+
+	tests := []struct {
+		name, token, want, actor string
+	}{
+		{"NamedKey", named["token"].(string), "ci", "key:" + named["id"].(string)},
+		{"UnnamedKey", e.Viewer, "", ""},
+		{"JWTName", hs(func(c jwt.MapClaims) { c["name"] = "Ada Lovelace"; c["email"] = "ada@example.com" }), "Ada Lovelace", "user-1"},
+		{"JWTEmail", hs(func(c jwt.MapClaims) { c["email"] = "ada@example.com" }), "ada@example.com", "user-1"},
+		{"JWTNeither", hs(nil), "", "user-1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := principal(t, tt.token)
+			assert.Equal(t, tt.want, p.Name)
+			if tt.actor != "" {
+				assert.Equal(t, tt.actor, p.Actor())
+			}
+		})
+	}
 }

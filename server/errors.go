@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/client/wire"
@@ -80,5 +81,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if code == canvas.EINTERNAL && !errors.As(err, &ce) {
 		err = canvas.Errorf(canvas.EINTERNAL, "Internal error.")
 	}
-	writeJSON(w, status, newErrorBody(code, err, reqID))
+	body := newErrorBody(code, err, reqID)
+	if strings.HasPrefix(r.URL.Path, openAIPathPrefix) {
+		writeJSON(w, status, withOpenAIError(body, status))
+		return
+	}
+	writeJSON(w, status, body)
 }

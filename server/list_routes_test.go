@@ -196,7 +196,8 @@ func TestAPIKeys_Routes(t *testing.T) {
 	e := newFullEnv(t)
 	project := mustProjectID(t, e.testEnv, "p")
 
-	created := e.Do(http.MethodPost, "/api-keys", e.Admin, map[string]any{"role": "editor", "projects": []string{project, project}})
+	created := e.Do(http.MethodPost, "/api-keys", e.Admin, map[string]any{"role": "editor", "projects": []string{project, project},
+		"name": "  Ada's laptop "})
 	require.Equal(t, http.StatusCreated, created.Status, "%s", created.Body)
 	key := created.Map(t)
 	token, _ := key["token"].(string)
@@ -204,6 +205,7 @@ func TestAPIKeys_Routes(t *testing.T) {
 	require.True(t, canvas.IsAPIKeyToken(token), token)
 	assert.Equal(t, "editor", key["role"])
 	assert.Equal(t, []any{project}, key["projects"], "projects once each")
+	assert.Equal(t, "Ada's laptop", key["name"], "trimmed")
 	assert.NotContains(t, string(created.Body), canvas.HashToken(token), "never the hash")
 
 	t.Run("TokenWorks", func(t *testing.T) {
@@ -221,11 +223,18 @@ func TestAPIKeys_Routes(t *testing.T) {
 		assert.Contains(t, itemIDs(p), id)
 		p = mustList(t, e.testEnv, "/api-keys?limit=1&offset=3", e.Admin)
 		assert.Equal(t, []string{id}, itemIDs(p), "oldest first, paged")
+		assert.Equal(t, "Ada's laptop", p.Data[0]["name"])
+		p = mustList(t, e.testEnv, "/api-keys?limit=1", e.Admin)
+		assert.Equal(t, "", p.Data[0]["name"], "a key made without a name")
 	})
 	t.Run("Invalid", func(t *testing.T) {
 		r := e.Do(http.MethodPost, "/api-keys", e.Admin, map[string]any{"role": "owner", "projects": []string{}})
 		require.Equal(t, http.StatusUnprocessableEntity, r.Status, "%s", r.Body)
 		assert.Contains(t, string(r.Body), "/json/role")
+		for _, name := range []any{" \u00a0", strings.Repeat("n", 101), "a\u0007b", 5} {
+			r = e.Do(http.MethodPost, "/api-keys", e.Admin, map[string]any{"role": "viewer", "name": name})
+			requireInvalidAt(t, r, "/json/name")
+		}
 		r = e.Do(http.MethodPost, "/api-keys", e.Admin, map[string]any{"role": "viewer", "projects": []string{uuid.NewString()}})
 		assert.Equal(t, http.StatusNotFound, r.Status, "a project of no one")
 		r = e.Do(http.MethodGet, "/api-keys?limit=0&offset=-1", e.Admin, nil)

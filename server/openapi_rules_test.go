@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/stretchr/testify/assert"
@@ -94,5 +97,62 @@ func TestOpenAPI_RefusesWhatServerRefuses(t *testing.T) {
 			require.Equal(t, tt.status, r.Status, "the server refuses it: %s", r.Body)
 			assert.Error(t, documentRefuses(t, tt.method, tt.path, tt.body, tt.headers...), "openapi.json refuses it too")
 		})
+	}
+}
+
+// TestOpenAPI_PatternsPortable checks that every pattern of the document
+// uses only the regular expression syntax that ECMA-262, Python's re and
+// Go's RE2 share, so that every common validator reads the document: no
+// Unicode property classes (\p{…}), no \x{…} or named groups. The
+// not-blank pattern lists the Unicode space separators one by one: it must
+// refuse exactly what the class written with \p{Z} refuses.
+func TestOpenAPI_PatternsPortable(t *testing.T) {
+	raw, err := os.ReadFile("openapi.json")
+	require.NoError(t, err)
+	var doc any
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	patterns := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				if s, ok := c.(string); ok && k == "pattern" {
+					patterns[s] = true
+				} else {
+					walk(c)
+				}
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(doc)
+	require.NotEmpty(t, patterns)
+	const blankClass = "[^\\t\\n\\v\\f\\r\\x85 \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+	sawBlank := false
+	for p := range patterns {
+		_, err := regexp.Compile(p)
+		require.NoError(t, err, "%q", p)
+		for _, bad := range []string{`\p{`, `\P{`, `\x{`, `(?P<`, `(?<`, `\A`, `\z`} {
+			assert.NotContains(t, p, bad, "pattern %q", p)
+		}
+		if strings.Contains(p, blankClass) {
+			sawBlank = true
+		}
+	}
+	require.True(t, sawBlank, "the not-blank class is in the document")
+	listed := regexp.MustCompile("^" + blankClass + "$")
+	reference := regexp.MustCompile(`^[^\t\n\v\f\r\x85\p{Z}]$`)
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if r >= 0xd800 && r <= 0xdfff {
+			continue
+		}
+		s := string(r)
+		if listed.MatchString(s) != reference.MatchString(s) {
+			t.Fatalf("U+%04X: the listed class and \\p{Z} disagree", r)
+		}
 	}
 }

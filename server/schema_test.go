@@ -45,7 +45,10 @@ func TestSchemaSet_Validate(t *testing.T) {
 		want   []canvas.Detail // nil: valid
 	}{
 		{"CanvasOK", "CreateCanvasRequest", `{"title":"t","projectId":null,"customTags":["a"],"layoutVersion":"v2","allowedCredentials":null}`, nil},
-		{"CanvasUnknownFieldsAllowed", "CreateCanvasRequest", `{"title":"t","somethingElse":1}`, nil},
+		{"CanvasUnknownFieldRefused", "CreateCanvasRequest", `{"title":"t","titel":1}`, []canvas.Detail{
+			{Path: "/json/titel", Message: `is not allowed: unknown field "titel"; did you mean "title"?`},
+		}},
+		{"ConfigurationExtraKeysAllowed", "CreateVersionRequest", `{"promptId":"` + id + `","configuration":{"model":"echo","seed":1}}`, nil},
 		{"CanvasMissingTitle", "CreateCanvasRequest", `{}`, []canvas.Detail{{Path: "/json/title", Message: "is required"}}},
 		{"CanvasEveryProblem", "CreateCanvasRequest", `{"title":"` + long + `","projectId":"nope","layoutVersion":"v3","customTags":[1]}`, []canvas.Detail{
 			{Path: "/json/customTags/0", Message: "must be a string"},

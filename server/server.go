@@ -250,6 +250,7 @@ func newServer(opts Options) (*Server, error) {
 	s.registerAPIKeyRoutes()
 	s.registerEnvironmentRoutes()
 	s.registerCompletionRoutes()
+	s.registerOpenAIRoutes()
 	s.registerTaskRoutes()
 	s.registerGenerationRoutes()
 	s.registerTestCaseRoutes()

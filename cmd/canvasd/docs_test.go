@@ -176,3 +176,42 @@ func TestDocs_Examples(t *testing.T) {
 		assert.Contains(t, string(readme), "examples/"+name, "the README does not mention examples/%s", name)
 	}
 }
+
+// TestREADME_ConfigurationMatchesHelp checks that the README's
+// configuration table and the help (envVars) list the same settings: every
+// variable of the help is a row of the table with the same flag, and every
+// row names variables and a flag the help knows.
+func TestREADME_ConfigurationMatchesHelp(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	section := markdownSection(t, string(raw), "## Configuration")
+	readme := map[string]string{} // variable → flag ("" when none)
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 6 || !strings.Contains(cells[2], "`") {
+			continue // not a row of the table, or its head
+		}
+		flagName := strings.Trim(strings.TrimSpace(cells[1]), "`")
+		for _, v := range codeSpan.FindAllStringSubmatch(cells[2], -1) {
+			_, dup := readme[v[1]]
+			assert.False(t, dup, "%s has one row", v[1])
+			readme[v[1]] = flagName
+		}
+	}
+	require.NotEmpty(t, readme, "the table is found")
+	help := map[string]string{}
+	for _, v := range envVars {
+		help[v.name] = v.flag
+	}
+	for name, flagName := range help {
+		got, ok := readme[name]
+		if assert.True(t, ok, "the README's configuration table lacks %s, which the help lists", name) {
+			assert.Equal(t, flagName, got, "the flag of %s", name)
+		}
+	}
+	for name := range readme {
+		_, ok := help[name]
+		assert.True(t, ok, "the README's configuration table lists %s, which the help does not", name)
+	}
+}

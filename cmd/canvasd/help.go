@@ -36,7 +36,7 @@ func init() {
 	commands = []command{
 		{"serve", "[--addr ADDR] [--data DIR] [--database URL] [--blobs URL] [--base-url URL] [flags]",
 			"run the server (the default command; see 'canvasd serve --help' for every flag)", serve},
-		{"keys create", "--workspace NAME --role viewer|editor|admin [--project ID]... [--data DIR] [--database URL]",
+		{"keys create", "--workspace NAME --role viewer|editor|admin [--name NAME] [--project ID]... [--data DIR] [--database URL]",
 			"create an API key and print it once", keysCreate},
 		{"keys list", "[--workspace NAME] [--data DIR] [--database URL]", "list API keys (never the keys themselves)", keysList},
 		{"keys revoke", "KEY_ID [--data DIR] [--database URL]", "revoke an API key", keysRevoke},

@@ -28,6 +28,7 @@ func keysCreate(ctx context.Context, args []string, getenv func(string) string, 
 		cfg       config
 		workspace string
 		role      string
+		name      string
 		projects  stringList
 	)
 	fs := newFlagSet("canvasd keys create", stderr)
@@ -35,8 +36,18 @@ func keysCreate(ctx context.Context, args []string, getenv func(string) string, 
 	fs.StringVar(&workspace, "workspace", "", "`name` of the workspace (created when missing)")
 	fs.StringVar(&role, "role", "", "`role` of the key: viewer, editor or admin")
 	fs.Var(&projects, "project", "restrict the key to this project `id` (repeatable; default all projects)")
+	fs.StringVar(&name, "name", "", "a `name` that tells the key apart (\"ci\", \"Ada's laptop\"); optional")
 	if err := noPositional(fs, args, stderr); err != nil {
 		return err
+	}
+	named := false
+	fs.Visit(func(f *flag.Flag) { named = named || f.Name == "name" })
+	if named {
+		var problem string
+		if name, problem = canvas.KeyName(name); problem != "" {
+			fmt.Fprintf(stderr, "canvasd keys create: --name %s\n", problem)
+			return errUsage
+		}
 	}
 	workspace = strings.TrimSpace(workspace)
 	if workspace == "" {
@@ -70,12 +81,17 @@ func keysCreate(ctx context.Context, args []string, getenv func(string) string, 
 		restrict = append(restrict, id)
 	}
 	token, key := canvas.NewAPIKey(ws.ID, canvas.Role(role), restrict)
+	key.Name = name
 	if err := db.CreateAPIKey(ctx, key); err != nil {
 		return fmt.Errorf("create key: %w", err)
 	}
 	fmt.Fprintln(stdout, token)
+	label := key.ID
+	if key.Name != "" {
+		label = fmt.Sprintf("%s (%q)", key.ID, key.Name)
+	}
 	fmt.Fprintf(stderr, "created API key %s in workspace %q with role %s; the token above is shown only once\n",
-		key.ID, ws.Name, key.Role)
+		label, ws.Name, key.Role)
 	return nil
 }
 
@@ -133,7 +149,7 @@ func keysList(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tWORKSPACE\tROLE\tPROJECTS\tCREATED\tREVOKED")
+	fmt.Fprintln(tw, "ID\tNAME\tWORKSPACE\tROLE\tPROJECTS\tCREATED\tREVOKED")
 	for _, k := range list {
 		projects := "all"
 		if k.Projects != nil {
@@ -143,7 +159,11 @@ func keysList(ctx context.Context, args []string, getenv func(string) string, st
 		if k.RevokedAt != nil {
 			revoked = k.RevokedAt.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, names[k.WorkspaceID], k.Role, projects,
+		name := k.Name
+		if name == "" {
+			name = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, name, names[k.WorkspaceID], k.Role, projects,
 			k.CreatedAt.UTC().Format(time.RFC3339), revoked)
 	}
 	return tw.Flush()

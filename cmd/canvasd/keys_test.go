@@ -28,11 +28,11 @@ func keysTable(t *testing.T, out string) map[string][]string {
 	t.Helper()
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.NotEmpty(t, lines)
-	assert.Equal(t, []string{"ID", "WORKSPACE", "ROLE", "PROJECTS", "CREATED", "REVOKED"}, strings.Fields(lines[0]))
+	assert.Equal(t, []string{"ID", "NAME", "WORKSPACE", "ROLE", "PROJECTS", "CREATED", "REVOKED"}, strings.Fields(lines[0]))
 	rows := map[string][]string{}
 	for _, l := range lines[1:] {
 		f := strings.Fields(l)
-		require.Len(t, f, 6, "row %q", l)
+		require.Len(t, f, 7, "row %q", l)
 		rows[f[0]] = f
 	}
 	return rows
@@ -50,7 +50,8 @@ func TestKeys_WhileServing(t *testing.T) {
 	data := []string{"--data", dir}
 
 	// keys create in the existing workspace.
-	editor := firstLine(t, mustRun(t, nil, append([]string{"keys", "create", "--workspace", "default", "--role", "editor"}, data...)...))
+	editor := firstLine(t, mustRun(t, nil, append([]string{"keys", "create", "--workspace", "default", "--role", "editor",
+		"--name", " ci-bot "}, data...)...))
 	assert.Equal(t, http.StatusOK, d.get(t, "/projects", editor))
 
 	// keys create in a new workspace, with the data directory from the
@@ -78,10 +79,10 @@ func TestKeys_WhileServing(t *testing.T) {
 	assert.Len(t, rows, 4)
 	editorID := keyID(t, db, editor)
 	require.Contains(t, rows, editorID)
-	assert.Equal(t, []string{"default", "editor", "all"}, rows[editorID][1:4])
-	assert.Equal(t, "-", rows[editorID][5])
+	assert.Equal(t, []string{"ci-bot", "default", "editor", "all"}, rows[editorID][1:5])
+	assert.Equal(t, "-", rows[editorID][6])
 	require.Contains(t, rows, restrictedKey.ID)
-	assert.Equal(t, []string{"team", "editor", project.ID}, rows[restrictedKey.ID][1:4])
+	assert.Equal(t, []string{"-", "team", "editor", project.ID}, rows[restrictedKey.ID][1:5])
 
 	teamRows := keysTable(t, mustRun(t, nil, append([]string{"keys", "list", "--workspace", "team"}, data...)...))
 	assert.Len(t, teamRows, 2)
@@ -92,7 +93,7 @@ func TestKeys_WhileServing(t *testing.T) {
 	assert.Equal(t, http.StatusUnauthorized, d.get(t, "/projects", editor))
 	assert.Equal(t, http.StatusOK, d.get(t, "/projects", admin))
 	rows = keysTable(t, mustRun(t, nil, append([]string{"keys", "list"}, data...)...))
-	assert.NotEqual(t, "-", rows[editorID][5], "the revocation time is listed")
+	assert.NotEqual(t, "-", rows[editorID][6], "the revocation time is listed")
 
 	// Revoking again is no error.
 	mustRun(t, nil, "keys", "revoke", editorID, "--data", dir)
@@ -108,6 +109,7 @@ func TestKeys_Errors(t *testing.T) {
 		"CreateNoRole":        {"keys", "create", "--workspace", "default"},
 		"CreateUnknownRole":   {"keys", "create", "--workspace", "default", "--role", "owner"},
 		"CreatePositional":    {"keys", "create", "--workspace", "default", "--role", "admin", "extra"},
+		"CreateBlankName":     {"keys", "create", "--workspace", "default", "--role", "admin", "--name", "  "},
 		"RevokeNoID":          {"keys", "revoke"},
 		"RevokeTwoIDs":        {"keys", "revoke", "a", "b"},
 		"UnknownKeysCommand":  {"keys", "rotate"},

@@ -96,29 +96,37 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 func isFlag(arg string) bool { return len(arg) > 1 && arg[0] == '-' }
 
 // newFlagSet returns the flag set of the command name ("canvasd keys
-// create"), which reports errors to stderr and returns them rather than
-// exiting; its usage is the command's usage line and summary, then its
-// flags.
+// create"), which returns its errors rather than exiting. parseArgs
+// reports them: --help prints the command's usage line and summary, then
+// its flags; a wrong flag one line that points to --help.
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, commandUsage(strings.TrimPrefix(name, "canvasd ")))
-		fmt.Fprint(stderr, "\nFlags:\n")
+		fmt.Fprint(fs.Output(), commandUsage(strings.TrimPrefix(name, "canvasd ")))
+		fmt.Fprint(fs.Output(), "\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
 // parseArgs parses flags that may come before, between or after the
-// positional arguments, and returns the positional arguments.
+// positional arguments, and returns the positional arguments. --help
+// prints the command's usage (flag.ErrHelp); a wrong flag prints one line,
+// the error and where the usage is (errUsage).
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	out := fs.Output()
+	defer fs.SetOutput(out)
 	var pos []string
 	for {
+		fs.SetOutput(io.Discard)
 		if err := fs.Parse(args); err != nil {
+			fs.SetOutput(out)
 			if errors.Is(err, flag.ErrHelp) {
+				fs.Usage()
 				return nil, err
 			}
+			fmt.Fprintf(out, "%s: %v (see %s --help)\n", fs.Name(), err, fs.Name())
 			return nil, errUsage
 		}
 		rest := fs.Args()

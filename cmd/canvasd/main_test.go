@@ -172,8 +172,15 @@ func TestRun_Usage(t *testing.T) {
 		assert.Contains(t, stderr.String(), "Usage:")
 	})
 	t.Run("UnknownFlag", func(t *testing.T) {
-		err := run(context.Background(), []string{"serve", "--nope"}, getenv(nil), io.Discard, io.Discard)
-		assert.ErrorIs(t, err, errUsage)
+		for _, args := range [][]string{{"--nope"}, {"serve", "--nope"}, {"keys", "create", "--nope"}, {"export", "--data"}} {
+			var stderr bytes.Buffer
+			err := run(context.Background(), args, getenv(nil), io.Discard, &stderr)
+			assert.ErrorIs(t, err, errUsage)
+			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+			assert.Len(t, lines, 1, "one line, not the usage: %q", stderr.String())
+			assert.Contains(t, lines[0], "--help")
+			assert.Contains(t, lines[0], strings.TrimPrefix(args[len(args)-1], "-"))
+		}
 	})
 	t.Run("KeysWithoutCommand", func(t *testing.T) {
 		err := run(context.Background(), []string{"keys"}, getenv(nil), io.Discard, io.Discard)

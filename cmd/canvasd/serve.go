@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -141,7 +142,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	srv.RegisterOnShutdown(func() { close(watchStop) })
 	guarded := cfg.guard(srv, ln)
 
-	if err := bootstrap(ctx, eng, cfg, logger, stdout); err != nil {
+	// The start-up text (the address, the console, the first key and the
+	// next step) is printed as one block once the server serves, after the
+	// log lines of the start.
+	var startup bytes.Buffer
+	if err := bootstrap(ctx, eng, cfg, logger, &startup); err != nil {
 		return err
 	}
 
@@ -166,8 +171,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	logger.Info("listening", slog.String("addr", addr), slog.String("baseUrl", cfg.BaseURL),
 		slog.String("console", console), slog.String("database", db.String()),
 		slog.Bool("jwt", cfg.JWTSecret != "" || cfg.JWKSFile != ""))
-	fmt.Fprintf(stdout, "listening on %s\n", addr)
-	fmt.Fprintf(stdout, "console: %s\n", console)
+	fmt.Fprintf(stdout, "listening on %s\nconsole: %s\n%s", addr, console, startup.Bytes())
 
 	select {
 	case err := <-served:
@@ -216,6 +220,9 @@ func bootstrap(ctx context.Context, eng *engine.Engine, cfg config, logger *slog
 		logger.Info("new database: created the default workspace and its admin API key (printed on standard output)",
 			slog.String("workspace", canvas.DefaultWorkspaceName))
 		fmt.Fprintf(stdout, "admin API key: %s\n", token)
+		fmt.Fprintf(stdout, "next: export CANVAS_KEY=%s\n", token)
+		fmt.Fprintf(stdout, "      then open %s and sign in with the key; the API takes it as \"Authorization: Bearer $CANVAS_KEY\"\n",
+			consoleURL(cfg.BaseURL))
 		return nil
 	}
 
@@ -251,10 +258,18 @@ func bootstrap(ctx context.Context, eng *engine.Engine, cfg config, logger *slog
 	if !slices.ContainsFunc(keys, func(k *canvas.APIKey) bool { return k.Role == canvas.RoleAdmin && k.RevokedAt == nil }) {
 		logger.Warn("no active admin API key in the database; create one with: "+create, slog.String("data", cfg.Data))
 		fmt.Fprintf(stdout, "no admin API key: create one with: %s\n", create)
+		fmt.Fprintf(stdout, "  or, from a source checkout: %s\n", fromSource(create))
 		return nil
 	}
 	fmt.Fprintf(stdout, "existing database; to create an admin API key: %s\n", create)
+	fmt.Fprintf(stdout, "  or, from a source checkout: %s\n", fromSource(create))
 	return nil
+}
+
+// fromSource is a canvasd command line as it runs from a checkout of the
+// source, where canvasd is not installed: go run ./cmd/canvasd ...
+func fromSource(cmd string) string {
+	return "go run ./cmd/" + cmd
 }
 
 // adminKeyCommand is the command line that creates an admin API key in

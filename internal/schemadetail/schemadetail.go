@@ -188,7 +188,8 @@ func (w *worder) leaf(ve *jsonschema.ValidationError) []canvas.Detail {
 }
 
 // extraProperties lists the members of the object at ve's instance that
-// additionalProperties refused, each at its own pointer under path; nil
+// additionalProperties refused, each at its own pointer under path and
+// naming the known field it most likely misspells (see unknownField); nil
 // when the schema has patternProperties (which this does not evaluate).
 func (w *worder) extraProperties(ve *jsonschema.ValidationError, path string) []canvas.Detail {
 	if w.sibling(ve, "patternProperties") != nil {
@@ -196,13 +197,94 @@ func (w *worder) extraProperties(ve *jsonschema.ValidationError, path string) []
 	}
 	obj, _ := Lookup(w.instance, ve.InstanceLocation).(map[string]any)
 	props, _ := w.sibling(ve, "properties").(map[string]any)
+	known := make([]string, 0, len(props))
+	for name := range props {
+		known = append(known, name)
+	}
+	sort.Strings(known)
 	var out []canvas.Detail
 	for name := range obj {
 		if _, ok := props[name]; !ok {
-			out = append(out, canvas.Detail{Path: path + "/" + escape(name), Message: "is not allowed"})
+			out = append(out, canvas.Detail{Path: path + "/" + escape(name), Message: unknownField(name, known)})
 		}
 	}
 	return out
+}
+
+// maxListedFields is how many known fields the message of an unknown field
+// lists when none of them is close to it.
+const maxListedFields = 12
+
+// unknownField words a member that is not one of known (sorted): the
+// nearest known field when one is close enough to be a misspelling ("is
+// not allowed; did you mean "message"?"), otherwise the known fields when
+// there are few.
+func unknownField(name string, known []string) string {
+	if len(known) == 0 {
+		return "is not allowed: this object has no fields"
+	}
+	if near, ok := nearest(name, known); ok {
+		return fmt.Sprintf("is not allowed: unknown field %s; did you mean %s?", jsonText(name), jsonText(near))
+	}
+	if len(known) > maxListedFields {
+		return fmt.Sprintf("is not allowed: unknown field %s", jsonText(name))
+	}
+	quoted := make([]string, len(known))
+	for i, k := range known {
+		quoted[i] = jsonText(k)
+	}
+	return fmt.Sprintf("is not allowed: unknown field %s; the fields are %s", jsonText(name), strings.Join(quoted, ", "))
+}
+
+// nearest returns the candidate closest to name in edit distance, ignoring
+// case and the difference between camelCase and snake_case, and whether it
+// is close enough to be a misspelling of name: at most a third of the
+// longer name's letters apart, and at least one. Ties go to the earlier
+// candidate.
+func nearest(name string, candidates []string) (string, bool) {
+	norm := func(s string) []rune {
+		return []rune(strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(s)))
+	}
+	n := norm(name)
+	best, bestDist := "", -1
+	for _, c := range candidates {
+		d := editDistance(n, norm(c))
+		if bestDist < 0 || d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	if bestDist < 0 {
+		return "", false
+	}
+	limit := max(len(n), len(norm(best))) / 3
+	return best, bestDist <= max(limit, 1)
+}
+
+// editDistance is the Damerau-Levenshtein distance of a and b (optimal
+// string alignment: insertions, deletions, substitutions and transpositions
+// of neighbours cost one each).
+func editDistance(a, b []rune) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
 }
 
 // keywordValue returns the value, in the schema, of the keyword that

@@ -56,8 +56,22 @@ func TestDetails(t *testing.T) {
 			{Path: "/p/b~1c", Message: "is required"},
 		}},
 		{"AdditionalPropertiesMembers", `{"properties": {"a": {}}, "additionalProperties": false}`, `{"a": 1, "z": 2, "y/x": 3}`, []canvas.Detail{
-			{Path: "/p/y~1x", Message: "is not allowed"},
-			{Path: "/p/z", Message: "is not allowed"},
+			{Path: "/p/y~1x", Message: `is not allowed: unknown field "y/x"; the fields are "a"`},
+			{Path: "/p/z", Message: `is not allowed: unknown field "z"; did you mean "a"?`},
+		}},
+		{"AdditionalPropertiesNearest", `{"properties": {"message": {}, "messages": {}, "title": {}}, "additionalProperties": false}`,
+			`{"mesage": 1, "Title": 2, "prompt_id": 3}`, []canvas.Detail{
+				{Path: "/p/Title", Message: `is not allowed: unknown field "Title"; did you mean "title"?`},
+				{Path: "/p/mesage", Message: `is not allowed: unknown field "mesage"; did you mean "message"?`},
+				{Path: "/p/prompt_id", Message: `is not allowed: unknown field "prompt_id"; the fields are "message", "messages", "title"`},
+			}},
+		{"AdditionalPropertiesSnakeCase", `{"properties": {"promptId": {}, "title": {}}, "additionalProperties": false}`,
+			`{"prompt_id": 1, "titel": 2}`, []canvas.Detail{
+				{Path: "/p/prompt_id", Message: `is not allowed: unknown field "prompt_id"; did you mean "promptId"?`},
+				{Path: "/p/titel", Message: `is not allowed: unknown field "titel"; did you mean "title"?`},
+			}},
+		{"AdditionalPropertiesNoFields", `{"properties": {}, "additionalProperties": false}`, `{"a": 1}`, []canvas.Detail{
+			{Path: "/p/a", Message: "is not allowed: this object has no fields"},
 		}},
 		{"AdditionalPropertiesWithPatterns", `{"patternProperties": {"^x-": {}}, "additionalProperties": false}`, `{"x-a": 1, "b": 2}`, []canvas.Detail{
 			{Path: "/p", Message: "has properties that are not allowed"},

@@ -98,13 +98,13 @@ func (s *Store) CreateAPIKey(ctx context.Context, k *canvas.APIKey) error {
 		k.CreatedAt = tx.Now
 		k.RevokedAt = nil
 		_, err := tx.Exec(ctx,
-			`INSERT INTO api_keys (id, workspace_id, role, projects, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			k.ID, k.WorkspaceID, string(k.Role), projects, k.Hash, k.CreatedAt)
+			`INSERT INTO api_keys (id, workspace_id, name, role, projects, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			k.ID, k.WorkspaceID, k.Name, string(k.Role), projects, k.Hash, k.CreatedAt)
 		return err
 	})
 }
 
-const apiKeyCols = `id, workspace_id, role, projects, hash, created_at, revoked_at`
+const apiKeyCols = `id, workspace_id, name, role, projects, hash, created_at, revoked_at`
 
 // QAPIKeyByHash authenticates every API-key request; the SQLite driver
 // prepares it at Open.
@@ -112,7 +112,7 @@ const QAPIKeyByHash = `SELECT ` + apiKeyCols + ` FROM api_keys WHERE hash = ?`
 
 func scanAPIKey(r Row) (*canvas.APIKey, error) {
 	var k canvas.APIKey
-	return &k, r.Scan(&k.ID, &k.WorkspaceID, &k.Role, jsonCol{&k.Projects}, &k.Hash, &k.CreatedAt, &k.RevokedAt)
+	return &k, r.Scan(&k.ID, &k.WorkspaceID, &k.Name, &k.Role, jsonCol{&k.Projects}, &k.Hash, &k.CreatedAt, &k.RevokedAt)
 }
 
 // GetAPIKeyByHash returns the key with that hash, revoked or not.

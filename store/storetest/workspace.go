@@ -72,10 +72,12 @@ func testProjects(t *testing.T, newStore func(t *testing.T) store.Store) {
 func testAPIKeys(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "CreateGetByHash", func(t *testing.T, f *fixture) {
 		token, k := canvas.NewAPIKey(f.ws.ID, canvas.RoleEditor, []string{"p1", "p2"})
+		k.Name = "Ada's laptop"
 		require.NoError(t, f.s.CreateAPIKey(f.ctx, k))
 		got, err := f.s.GetAPIKeyByHash(f.ctx, canvas.HashToken(token))
 		require.NoError(t, err)
 		assert.Equal(t, k.ID, got.ID)
+		assert.Equal(t, "Ada's laptop", got.Name)
 		assert.Equal(t, canvas.RoleEditor, got.Role)
 		assert.Equal(t, []string{"p1", "p2"}, got.Projects)
 		assert.Equal(t, f.ws.ID, got.WorkspaceID)
@@ -88,6 +90,7 @@ func testAPIKeys(t *testing.T, newStore func(t *testing.T) store.Store) {
 		got, err := f.s.GetAPIKeyByHash(f.ctx, canvas.HashToken(token))
 		require.NoError(t, err)
 		assert.Nil(t, got.Projects)
+		assert.Empty(t, got.Name, "a key made without a name has none")
 	})
 	run(t, newStore, "DuplicateHashConflict", func(t *testing.T, f *fixture) {
 		_, k := canvas.NewAPIKeyWithToken("0b5c5f7e-4a39-4c53-9a55-3d1f1b0e9b11", f.ws.ID, canvas.RoleViewer, nil)
