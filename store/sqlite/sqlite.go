@@ -171,7 +171,9 @@ func (db *DB) Close() error {
 				errs = append(errs, s.Close())
 			}
 		}
-		errs = append(errs, db.dataVersion.close(), db.read.Close(), db.write.Close())
+		// The data version's WAL-index descriptor is closed last (see
+		// walIndex).
+		errs = append(errs, db.read.Close(), db.write.Close(), db.dataVersion.close())
 		db.closeErr = errors.Join(errs...)
 	})
 	return db.closeErr
