@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -297,4 +298,20 @@ func TestBackup_Refusals(t *testing.T) {
 	err = run(ctx, []string{"restore", "--from", b}, getenv(nil), io.Discard, &stderr)
 	assert.ErrorIs(t, err, errUsage)
 	assert.Contains(t, stderr.String(), "restore --from DIR --data NEW_DIR")
+}
+
+// canvasd healthcheck succeeds against a serving server, asked on loopback
+// for an unspecified address, and fails where nothing answers.
+func TestHealthcheck(t *testing.T) {
+	t.Parallel()
+	d := startDaemon(t, []string{"--addr", "0.0.0.0:0", "--data", t.TempDir()}, nil)
+	u, err := url.Parse(d.URL)
+	require.NoError(t, err)
+	_, port, err := net.SplitHostPort(u.Host)
+	require.NoError(t, err)
+	out := mustRun(t, nil, "healthcheck", "--addr", "0.0.0.0:"+port)
+	assert.Contains(t, out, "/healthz: ok")
+	require.NoError(t, d.stop())
+	err = run(context.Background(), []string{"healthcheck", "--addr", "127.0.0.1:" + port}, getenv(nil), io.Discard, io.Discard)
+	assert.ErrorContains(t, err, "health check")
 }

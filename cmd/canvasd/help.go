@@ -52,6 +52,7 @@ func init() {
 			"re-seal every credential under a new key, then drop the older keys from the key file", secretsRotateKey},
 		{"migrate-store", "--from sqlite:DIR --to postgres://USER:PASSWORD@HOST/DB [--blobs URL]",
 			"copy a SQLite deployment into an empty Postgres database, files included", migrateStore},
+		{"healthcheck", "[--addr ADDR]", "ask the server on ADDR for /healthz; exit 0 when it answers 200", healthcheck},
 		{"version", "", "print the version of canvasd and how it was built", versionCmd},
 		{"help", "", "print this help", nil},
 	}

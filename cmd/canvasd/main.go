@@ -13,6 +13,7 @@
 //	canvasd secrets create-key --out FILE
 //	canvasd secrets rotate-key [--secrets-key-file FILE] [--data DIR] [--database URL]
 //	canvasd migrate-store --from sqlite:DIR --to postgres://... [--blobs URL]
+//	canvasd healthcheck [--addr ADDR]
 //	canvasd version
 //	canvasd help
 //
