@@ -101,6 +101,17 @@ var backlogRoutes = map[string]bool{
 	"POST /workflow/runs":      true,
 }
 
+// unmeteredRoutes are the routes the per-key rate does not count: reading
+// the version an environment serves (and its conditional and long-polled
+// forms, answered 304) is the hot path of every program that fetches its
+// prompt per request, and costs a cached authentication and a cached read
+// (freshcache), no write and no model work. Connections (--max-connections)
+// and the long poll's bound still limit it, and failed authentications are
+// still counted per address.
+var unmeteredRoutes = map[string]bool{
+	"GET /environment/version": true,
+}
+
 // limiter holds the server's rate limiters.
 type limiter struct {
 	limits Limits
@@ -121,7 +132,8 @@ func newLimiter(l Limits) *limiter {
 
 // admit authenticates the request of the route pattern and applies the
 // limits: an address that spent its failed authentications is refused
-// before its token is checked, a credential past its rate is refused, and
+// before its token is checked, a credential past its rate is refused (but
+// on the unmeteredRoutes), and
 // a route that adds model work is refused while its workspace's queue is
 // full or the queue would start it too late. An admitted request of such a
 // route counts as model work being queued until the caller calls release
@@ -141,7 +153,7 @@ func (s *Server) admit(r *http.Request, pattern string) (p *canvas.Principal, re
 		}
 		return nil, release, err
 	}
-	if s.limits.limits.PerKey > 0 {
+	if s.limits.limits.PerKey > 0 && !unmeteredRoutes[pattern] {
 		if wait := s.limits.keys.take(rateKey(p), s.limits.now()); wait > 0 {
 			return nil, release, canvas.RateLimited(wait, "Too many requests with this credential.")
 		}

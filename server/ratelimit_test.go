@@ -226,3 +226,50 @@ func newModelWorkEnv(t *testing.T, limits server.Limits, adjust func(db *sqlite.
 		})
 	}
 }
+
+// TestLimits_ServedVersionUnmetered shows the rule that keeps the hot read
+// path open: reads of the version an environment serves, plain or
+// conditional (304), do not spend the key's rate, while the same key's
+// other requests, writes and model work are refused past its burst.
+func TestLimits_ServedVersionUnmetered(t *testing.T) {
+	t.Parallel()
+	const burst = 10
+	e := newTestEnv(t, withLimits(server.Limits{PerKey: slow, PerKeyBurst: burst}))
+	ec := mustEnvCanvas(t, e, 1)
+	ec.mustPublish(t, "production", 1) // the Editor's first request
+	path := "/environment/version?" + ec.target("production")
+
+	get := func(etag string) (int, string) {
+		req, err := http.NewRequest(http.MethodGet, e.URL+path, nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+e.Editor)
+		if etag != "" {
+			req.Header.Set("If-None-Match", etag)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.StatusCode, resp.Header.Get("ETag")
+	}
+	status, etag := get("")
+	require.Equal(t, http.StatusOK, status)
+	require.NotEmpty(t, etag)
+	for i := range 10 * burst {
+		status, _ := get("")
+		require.Equal(t, http.StatusOK, status, "read %d", i)
+		status, _ = get(etag)
+		require.Equal(t, http.StatusNotModified, status, "conditional read %d", i)
+	}
+
+	draft := map[string]any{"title": "draft", "projectId": ec.Project.ID}
+	for i := range burst - 1 {
+		r := rawDo(t, e.URL, http.MethodPost, "/prompt", e.Editor, draft)
+		require.Equal(t, http.StatusCreated, r.Status, "write %d within the burst: %s", i, r.Body)
+	}
+	requireLimited(t, rawDo(t, e.URL, http.MethodPost, "/prompt", e.Editor, draft))
+	requireLimited(t, rawDo(t, e.URL, http.MethodGet, "/projects", e.Editor, nil))
+	requireLimited(t, rawDo(t, e.URL, http.MethodPost, "/v1/tasks", e.Editor, map[string]any{"prompt": "Hello"}))
+	status, _ = get(etag)
+	assert.Equal(t, http.StatusNotModified, status, "the served version is still read once the key is limited")
+}

@@ -8,9 +8,12 @@
 //	canvasd keys revoke KEY_ID [--data DIR]
 //	canvasd export --out DIR [--workspace NAME] [--data DIR]
 //	canvasd import --in DIR [--workspace NAME] [--dry-run] [--data DIR]
+//	canvasd backup --to DIR [--data DIR] [--blobs URL] [--secrets-key-file FILE]
+//	canvasd restore --from DIR --data NEW_DIR
 //	canvasd secrets create-key --out FILE
 //	canvasd secrets rotate-key [--secrets-key-file FILE] [--data DIR] [--database URL]
 //	canvasd migrate-store --from sqlite:DIR --to postgres://... [--blobs URL]
+//	canvasd healthcheck [--addr ADDR]
 //	canvasd version
 //	canvasd help
 //

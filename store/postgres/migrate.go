@@ -22,7 +22,8 @@ const migrationLock int64 = 0x63616e7661736d67 // "canvasmg"
 
 // migrate applies, in name order, every embedded migration not yet
 // recorded in schema_migrations, each in its own transaction with its
-// record, under the migration lock.
+// record, under the migration lock. A database that records a migration
+// this binary does not embed is refused (sqlstore.ErrNewerDatabase).
 func (db *DB) migrate(ctx context.Context) error { return db.migrateBefore(ctx, "") }
 
 // migrateBefore is migrate for the migrations whose names sort before
@@ -46,6 +47,17 @@ func (db *DB) migrateBefore(ctx context.Context, stop string) (err error) {
 	}()
 	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		name text PRIMARY KEY, applied_at timestamptz NOT NULL)`); err != nil {
+		return err
+	}
+	rows, err := conn.Query(ctx, `SELECT name FROM schema_migrations`)
+	if err != nil {
+		return err
+	}
+	recorded, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	if err := sqlstore.CheckKnown(migrationFS, recorded); err != nil {
 		return err
 	}
 	return sqlstore.Migrate(migrationFS, stop, func(name string) error {

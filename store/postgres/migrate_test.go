@@ -5,10 +5,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/promptcanvas/promptcanvas/internal/pgtest"
+	"github.com/promptcanvas/promptcanvas/store/sqlstore"
 )
 
 // Processes starting at once on a new database apply each migration once:
@@ -42,4 +44,29 @@ func TestMigrate_Concurrent(t *testing.T) {
 	defer again.Close()
 	require.NoError(t, again.pool.QueryRow(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&applied))
 	assert.Equal(t, len(embedded), applied)
+}
+
+// A database that a newer release migrated is refused at Open, with a
+// message naming the migration, and left as it was.
+func TestMigrate_NewerDatabase(t *testing.T) {
+	dsn := pgtest.New(t)
+	ctx := context.Background()
+	db, err := Open(ctx, dsn)
+	require.NoError(t, err)
+	_, err = db.pool.Exec(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES ('999_future.sql', now())`)
+	require.NoError(t, err)
+	db.Close()
+
+	_, err = Open(ctx, dsn)
+	require.ErrorIs(t, err, sqlstore.ErrNewerDatabase)
+	assert.Contains(t, err.Error(), "999_future.sql")
+
+	again, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	defer again.Close(ctx)
+	var n int
+	require.NoError(t, again.QueryRow(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&n))
+	embedded, err := migrationFS.ReadDir("migrations")
+	require.NoError(t, err)
+	assert.Equal(t, len(embedded)+1, n, "nothing was applied or removed")
 }

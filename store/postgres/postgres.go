@@ -72,7 +72,12 @@ const DefaultMaxConns = 16
 // read from it) and applies every pending migration. Besides the pool, a
 // DB holds one connection while a worker is subscribed to wake-ups
 // (WakeOnEnqueue).
-func Open(ctx context.Context, dsn string) (*DB, error) {
+func Open(ctx context.Context, dsn string) (*DB, error) { return openBefore(ctx, dsn, "") }
+
+// openBefore is Open applying only the migrations whose names sort before
+// stop, or all of them when stop is empty: a test builds a database as an
+// older release left it.
+func openBefore(ctx context.Context, dsn, stop string) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
@@ -92,7 +97,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	}
 	db.Store = sqlstore.New(txRunner{db}, sqlstore.Postgres, func() store.Observer { return db.Observer })
 	db.listener = newListener(cfg.ConnConfig)
-	if err := db.migrate(ctx); err != nil {
+	if err := db.migrateBefore(ctx, stop); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: migrate: %w", err)
 	}

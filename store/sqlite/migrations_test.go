@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/promptcanvas/promptcanvas/queue"
+	"github.com/promptcanvas/promptcanvas/store/sqlstore"
 	"github.com/promptcanvas/promptcanvas/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -62,4 +63,27 @@ func TestMigration016_DeliveryID(t *testing.T) {
 	assert.Equal(t, webhook.StatusFailed, d.Status, "the row still ends with its job")
 	require.NotNil(t, d.LastError)
 	assert.Equal(t, "handler panicked", *d.LastError)
+}
+
+// A database that a newer release migrated is refused at Open, with a
+// message naming the migration, and left as it was.
+func TestOpen_NewerDatabase(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "canvas.db")
+	db := mustOpen(t, path)
+	_, err := db.write.ExecContext(ctx, `INSERT INTO migrations (name, applied_at) VALUES ('migrations/999_future.sql', '2030-01-01T00:00:00Z')`)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	_, err = Open(ctx, path)
+	require.ErrorIs(t, err, sqlstore.ErrNewerDatabase)
+	assert.Contains(t, err.Error(), "999_future.sql")
+	assert.Contains(t, err.Error(), "run a canvasd at least as new")
+
+	raw, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	require.NoError(t, err)
+	defer raw.Close()
+	var n int
+	require.NoError(t, raw.QueryRowContext(ctx, `SELECT COUNT(*) FROM migrations WHERE name = 'migrations/999_future.sql'`).Scan(&n))
+	assert.Equal(t, 1, n, "the record stays")
 }

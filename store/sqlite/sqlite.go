@@ -171,7 +171,9 @@ func (db *DB) Close() error {
 				errs = append(errs, s.Close())
 			}
 		}
-		errs = append(errs, db.dataVersion.close(), db.read.Close(), db.write.Close())
+		// The data version's WAL-index descriptor is closed last (see
+		// walIndex).
+		errs = append(errs, db.read.Close(), db.write.Close(), db.dataVersion.close())
 		db.closeErr = errors.Join(errs...)
 	})
 	return db.closeErr
@@ -194,7 +196,32 @@ func (db *DB) migrateBefore(ctx context.Context, stop string) error {
 	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
 		return err
 	}
+	if err := db.checkKnown(ctx); err != nil {
+		return err
+	}
 	return sqlstore.Migrate(migrationFS, stop, func(name string) error { return db.migrateFile(ctx, name) })
+}
+
+// checkKnown refuses a database that a newer release migrated
+// (sqlstore.ErrNewerDatabase).
+func (db *DB) checkKnown(ctx context.Context) error {
+	rows, err := db.write.QueryContext(ctx, `SELECT name FROM migrations`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var recorded []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return err
+		}
+		recorded = append(recorded, name)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return sqlstore.CheckKnown(migrationFS, recorded)
 }
 
 func (db *DB) migrateFile(ctx context.Context, name string) error {

@@ -1,5 +1,7 @@
 package sqlite
 
+import "os"
+
 // The WAL-index header, read without SQLite. In WAL mode every connection
 // to the database, in any process, shares the WAL-index: the file
 // DATABASE-shm, which each maps into memory. Its first 48 bytes are the
@@ -30,6 +32,16 @@ type walHeader [walHeaderWords]uint64
 
 // walIndex is a read-only mapping of the WAL-index file's first page, or
 // nil where none could be made (the caller then reads through SQLite).
+//
+// The descriptor of the file stays open until close, which comes after
+// every SQLite connection of the DB is closed: the locks SQLite holds on
+// the WAL-index are POSIX record locks, which the system drops from the
+// whole process when any descriptor of the file is closed. Closing one
+// while the DB serves would let another process (canvasd keys, export or
+// backup beside the server) take the WAL-index for unused and
+// reinitialize it under the server's connections, which then fail with
+// SQLITE_IOERR_IN_PAGE.
 type walIndex struct {
-	mem []byte // the mapping; its first 48 bytes are the header's first copy
+	mem  []byte   // the mapping; its first 48 bytes are the header's first copy
+	file *os.File // the WAL-index file, open until close (unix only)
 }

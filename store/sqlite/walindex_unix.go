@@ -3,6 +3,7 @@
 package sqlite
 
 import (
+	"errors"
 	"os"
 	"sync/atomic"
 	"syscall"
@@ -21,15 +22,16 @@ func openWALIndex(path string) *walIndex {
 	if err != nil {
 		return nil
 	}
-	defer f.Close() // the mapping outlives the descriptor
 	if st, err := f.Stat(); err != nil || st.Size() < walIndexPage {
+		f.Close()
 		return nil
 	}
 	mem, err := syscall.Mmap(int(f.Fd()), 0, walIndexPage, syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
+		f.Close()
 		return nil
 	}
-	return &walIndex{mem: mem}
+	return &walIndex{mem: mem, file: f}
 }
 
 // header reads the header's first copy, each word atomically. The mapping
@@ -43,10 +45,10 @@ func (w *walIndex) header() walHeader {
 	return h
 }
 
-// close unmaps the WAL-index.
+// close unmaps the WAL-index and closes its descriptor.
 func (w *walIndex) close() error {
 	if w == nil {
 		return nil
 	}
-	return syscall.Munmap(w.mem)
+	return errors.Join(syscall.Munmap(w.mem), w.file.Close())
 }

@@ -1,8 +1,10 @@
 package sqlstore
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 )
 
@@ -26,4 +28,43 @@ func Migrate(fsys fs.FS, stop string, apply func(name string) error) error {
 		}
 	}
 	return nil
+}
+
+// ErrNewerDatabase is the error of opening a database that records a
+// migration this binary does not embed: a newer release migrated it. The
+// store refuses it, changing nothing, rather than run older code on a
+// schema it does not know.
+var ErrNewerDatabase = errors.New("the database was migrated by a newer release of canvasd")
+
+// CheckKnown returns ErrNewerDatabase, naming the first unknown
+// migration and the newest known one, unless every name in recorded (as
+// the driver records them: with or without the "migrations/" directory)
+// is a migration of fsys.
+func CheckKnown(fsys fs.FS, recorded []string) error {
+	names, err := fs.Glob(fsys, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	known := map[string]bool{}
+	for _, name := range names {
+		known[path.Base(name)] = true
+	}
+	sort.Strings(names)
+	var unknown []string
+	for _, name := range recorded {
+		if !known[path.Base(name)] {
+			unknown = append(unknown, path.Base(name))
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	sort.Strings(unknown)
+	newest := "none"
+	if len(names) > 0 {
+		newest = path.Base(names[len(names)-1])
+	}
+	return fmt.Errorf("%w: it records migration %s (and %d more), this binary knows migrations up to %s; "+
+		"run a canvasd at least as new as the one that migrated it (nothing was changed)",
+		ErrNewerDatabase, unknown[0], len(unknown)-1, newest)
 }
