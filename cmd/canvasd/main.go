@@ -8,6 +8,7 @@
 //	canvasd keys revoke KEY_ID [--data DIR]
 //	canvasd export --out DIR [--workspace NAME] [--data DIR]
 //	canvasd import --in DIR [--workspace NAME] [--dry-run] [--data DIR]
+//	canvasd eval --url URL --key KEY --canvas ID --candidate VERSION|ENV [--baseline VERSION|ENV] --evaluator SPEC... [--min-pass-rate R] [--max-regressions N] [--junit FILE] [--summary FILE]
 //	canvasd secrets create-key --out FILE
 //	canvasd secrets rotate-key [--secrets-key-file FILE] [--data DIR] [--database URL]
 //	canvasd migrate-store --from sqlite:DIR --to postgres://... [--blobs URL]
