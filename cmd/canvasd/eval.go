@@ -262,9 +262,10 @@ func versionOf(x *wire.Experiment, v *versionRef) string {
 	return v.Env
 }
 
-// versions sets the versions of req: environments the server resolves
-// when the experiment starts when both are environments, else version
-// ids, an environment among them resolved now. A baseline that is the
+// versions sets the versions of req: when every version is named by
+// environment, the environments, which the server resolves when the
+// experiment starts; else version ids, an environment among them resolved
+// now. A baseline that is the
 // candidate's version is not run twice: the candidate is compared with
 // nothing and cannot regress.
 func (e *evaluation) versions(ctx context.Context, canvasID string, req *wire.ExperimentRequest) (cand, base *versionRef, err error) {
