@@ -207,6 +207,12 @@ func (c *Client) ListTestCases(ctx context.Context, canvasID string) ([]*wire.Te
 	return out, c.get(ctx, "/test-case", url.Values{"promptId": {canvasID}}, &out)
 }
 
+// ListTags lists a canvas' test case tags.
+func (c *Client) ListTags(ctx context.Context, canvasID string) ([]*wire.Tag, error) {
+	var out []*wire.Tag
+	return out, c.get(ctx, "/test-case-tags", url.Values{"promptId": {canvasID}}, &out)
+}
+
 // DeleteTestCase deletes a test case.
 func (c *Client) DeleteTestCase(ctx context.Context, id string, opts ...CallOption) error {
 	return c.write(ctx, http.MethodDelete, "/test-case/"+esc(id), nil, nil, opts)

@@ -47,6 +47,8 @@ func init() {
 		{"backup", "--to DIR [--data DIR] [--blobs URL] [--secrets-key-file FILE]",
 			"copy a SQLite data directory, served or not, with its files and key file, to a new directory", backup},
 		{"restore", "--from DIR --data NEW_DIR", "verify a backup and restore it into a new or empty data directory", restore},
+		{"eval", "--canvas ID --candidate VERSION|ENV [--baseline VERSION|ENV] --evaluator SPEC... [--min-pass-rate R] [--max-regressions N] [--junit FILE] [--summary FILE] [flags]",
+			"run a canvas's test cases on a running server and fail when the candidate misses a gate (CI)", evalCmd},
 		{"secrets create-key", "--out FILE", "create a key file for --secrets-key-file (mode 0600)", secretsCreateKey},
 		{"secrets rotate-key", "[--secrets-key-file FILE] [--data DIR] [--database URL]",
 			"re-seal every credential under a new key, then drop the older keys from the key file", secretsRotateKey},
@@ -59,7 +61,8 @@ func init() {
 }
 
 // envVar is an environment variable canvasd reads: its flag, when it has
-// one, and what it sets.
+// one ("--addr" of serve, or "eval --url" of another command), and what it
+// sets.
 type envVar struct {
 	name, flag, meaning string
 }
@@ -107,6 +110,8 @@ var envVars = []envVar{
 	{"CANVAS_PPROF_ADDR", "--pprof", "separate listener serving /debug/pprof/ (default none)"},
 	{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "--otlp-endpoint", "export spans over OTLP/HTTP to this URL (default none)"},
 	{"OTEL_EXPORTER_OTLP_ENDPOINT", "--otlp-endpoint", "the same, when OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is unset"},
+	{"CANVAS_URL", "eval --url", "server canvasd eval calls, such as https://canvas.example.com"},
+	{"CANVAS_KEY", "eval --key", "API key (or JWT) canvasd eval sends"},
 }
 
 // usage returns the help: every command, then every environment variable.

@@ -143,10 +143,21 @@ func TestEnvVars_Complete(t *testing.T) {
 	var cfg config
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	require.NoError(t, cfg.serveFlags(fs, getenv(nil)))
+	var evalCfg evalConfig
+	evalFS := flag.NewFlagSet("eval", flag.ContinueOnError)
+	evalCfg.evalFlags(evalFS, getenv(nil))
+	sets := map[string]*flag.FlagSet{"serve": fs, "eval": evalFS}
 	for _, v := range envVars {
-		if v.flag != "" {
-			assert.NotNil(t, fs.Lookup(strings.TrimPrefix(v.flag, "--")), "%s names the flag %s, which serve lacks", v.name, v.flag)
+		if v.flag == "" {
+			continue
 		}
+		command, name, ok := strings.Cut(v.flag, " ")
+		if !ok {
+			command, name = "serve", v.flag
+		}
+		require.Contains(t, sets, command, "%s names the flag %s of a command this test does not know", v.name, v.flag)
+		assert.NotNil(t, sets[command].Lookup(strings.TrimPrefix(name, "--")), "%s names the flag %s, which %s lacks",
+			v.name, v.flag, command)
 	}
 }
 

@@ -10,6 +10,7 @@
 //	canvasd import --in DIR [--workspace NAME] [--dry-run] [--data DIR]
 //	canvasd backup --to DIR [--data DIR] [--blobs URL] [--secrets-key-file FILE]
 //	canvasd restore --from DIR --data NEW_DIR
+//	canvasd eval --url URL --key KEY --canvas ID --candidate VERSION|ENV [--baseline VERSION|ENV] --evaluator SPEC... [--min-pass-rate R] [--max-regressions N] [--junit FILE] [--summary FILE]
 //	canvasd secrets create-key --out FILE
 //	canvasd secrets rotate-key [--secrets-key-file FILE] [--data DIR] [--database URL]
 //	canvasd migrate-store --from sqlite:DIR --to postgres://... [--blobs URL]
