@@ -141,7 +141,7 @@ type Engine struct {
 	TestCases    *testcase.Service
 	Generations  *testcase.GenerationService
 	// Review is the review queue of live runs (see completion.Sample).
-	Review       *review.Service
+	Review *review.Service
 	// Experiments runs a canvas's test cases against its versions and
 	// keeps saved evaluators.
 	Experiments  *experiment.Service
