@@ -73,7 +73,7 @@ func TestKeys_Postgres(t *testing.T) {
 	for k := range table {
 		id = k
 	}
-	assert.Equal(t, []string{"acme", "editor", "all"}, table[id][1:4])
+	assert.Equal(t, []string{"-", "acme", "editor", "all"}, table[id][1:5], "an unnamed key")
 
 	d := startDaemon(t, []string{"--addr", "127.0.0.1:0", "--data", t.TempDir(), "--database", dsn,
 		"--secrets-key-file", newKeyFile(t)}, nil)

@@ -47,11 +47,13 @@ func run(ctx context.Context, w io.Writer, cfg config) error {
 	}
 	// The key is sealed at rest; answers show only its last four
 	// characters (keyHint).
+	// README: claude
 	params := wire.CreateCredentialParams{Name: "claude", Provider: wire.ProviderAnthropic, APIKey: &cfg.AnthropicKey}
 	if cfg.AnthropicURL != "" {
 		params.BaseURL = &cfg.AnthropicURL
 	}
 	cred, err := c.CreateCredential(ctx, params)
+	// README: end
 	if client.ErrorCode(err) == wire.CodeConflict {
 		return errors.New(`the workspace already has a credential named "claude"`)
 	} else if err != nil {
@@ -69,16 +71,20 @@ func run(ctx context.Context, w io.Writer, cfg config) error {
 	}
 	// A claude- model runs on the workspace's anthropic credential; the
 	// version may also name one with configuration.credentialId.
+	// README: claude
 	v, err := c.CreateVersion(ctx, wire.CreateVersionParams{PromptID: cv.ID,
 		Configuration: &wire.Configuration{Model: "claude-sonnet-4-5"},
 		Message:       &wire.MessageInput{Role: wire.RoleUser, Content: "Say hi to {{name}} in five words."}})
+	// README: end
 	if err != nil {
 		return err
 	}
 	if _, err := c.Publish(ctx, client.PublishParams{CanvasID: cv.ID, EnvName: wire.Production, VersionID: v.ID}); err != nil {
 		return err
 	}
+	// README: claude
 	res, err := c.Complete(ctx, wire.CompletionRequest{CanvasID: cv.ID, Variables: map[string]any{"name": "Ada"}})
+	// README: end
 	if err != nil {
 		return err
 	}

@@ -26,19 +26,23 @@ var quoted = []struct {
 	doc     string
 	regions []string
 }{
-	{"README.md", []string{"embed", "client", "prompts"}},
+	{"README.md", []string{"claude", "embed", "client", "prompts"}},
 	{"docs/api.md", []string{"openai"}},
 }
 
 // TestREADME_QuotesSnippets checks that each ```go block of the README
-// (and of docs/api.md) is, verbatim, the region of this package's files it
-// quotes: the lines between "// README: NAME" and "// README: end",
+// (and of docs/api.md) is, verbatim, the region of this package's files
+// (or of examples/claude's) it quotes: the lines between "// README: NAME" and "// README: end",
 // without the indentation they share, several regions of one name joined by
 // a blank line.
 func TestREADME_QuotesSnippets(t *testing.T) {
 	regions := map[string][]string{}
 	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
+	// The README's Claude snippet is quoted from the program that runs it.
+	claude, err := filepath.Glob(filepath.Join("..", "claude", "*.go"))
+	require.NoError(t, err)
+	files = append(files, claude...)
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
 			continue
