@@ -51,9 +51,9 @@ const (
 	// qSplitVersion reads an entry of a split as qPublishedVersion reads
 	// the first: no row unless it is a live version of the canvas.
 	qSplitVersion = `SELECT v.id FROM versions v WHERE v.id = ? AND v.canvas_id = ? AND v.deleted_at IS NULL`
-	qPubPage   = `SELECT ` + pubCols + pubFrom + ` WHERE p.environment_id = ? AND p.seq BETWEEN ? AND ? ORDER BY p.seq DESC`
-	qNextSeq   = `UPDATE environments SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq`
-	qInsertPub = `INSERT INTO publications (id, environment_id, version_id, seq, is_active, published_at, published_by, split)
+	qPubPage      = `SELECT ` + pubCols + pubFrom + ` WHERE p.environment_id = ? AND p.seq BETWEEN ? AND ? ORDER BY p.seq DESC`
+	qNextSeq      = `UPDATE environments SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq`
+	qInsertPub    = `INSERT INTO publications (id, environment_id, version_id, seq, is_active, published_at, published_by, split)
 		VALUES (?, ?, ?, ?, true, ?, ?, ?)`
 	qLastSeq = `SELECT e.last_seq` + liveEnv + ` AND e.id = ?`
 )
