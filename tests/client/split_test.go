@@ -76,4 +76,3 @@ func TestClient_Split(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want.ID, cached.Version.ID)
 }
-
