@@ -268,3 +268,45 @@ func TestSplit_FeedbackAndStats(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, w.Do("GET", statsPath+"&publicationId=11111111-1111-4111-8111-111111111111", w.Viewer, nil).Status)
 	assert.Equal(t, http.StatusNotFound, w.Do("GET", statsPath, w.KeyIn(otherWS.ID, canvas.RoleAdmin), nil).Status)
 }
+
+// TestSplit_Watch: a watch with an assignment key follows the key's
+// version of a split, with its ETag; one without follows the split as a
+// whole, reporting its first entry.
+func TestSplit_Watch(t *testing.T) {
+	e := newTestEnv(t, fastWatch)
+	ec := mustEnvCanvas(t, e, 3)
+	v1, v2, v3 := ec.Versions[0].ID, ec.Versions[1].ID, ec.Versions[2].ID
+	publish := func(fields map[string]any) map[string]any {
+		body := map[string]any{"resourceType": "prompt", "resourceId": ec.Canvas.ID, "envName": "production"}
+		for k, v := range fields {
+			body[k] = v
+		}
+		res := e.Do("POST", "/environment/publish", e.Editor, body)
+		require.Equal(t, http.StatusCreated, res.Status, "%s", res.Body)
+		return res.Map(t)
+	}
+	pub := publish(map[string]any{"split": split(v1, 50, v2, 50)})
+	keyedPath := "/environment/version?" + ec.target("production") + "&assignmentKey=user-7"
+	keyed := e.Do("GET", keyedPath, e.Viewer, nil)
+	require.Equal(t, http.StatusOK, keyed.Status)
+	keyedVersion := keyed.Map(t)["id"].(string)
+
+	whole := openWatch(t, ec, e.Viewer, "", "production")
+	ev := whole.next(t)
+	assert.Equal(t, v1, ev.VersionID, "the split's first entry")
+	assert.Equal(t, pub["publicationId"], ev.PublicationID)
+	again := openWatch(t, ec, e.Viewer, "", "production")
+	assert.Equal(t, ev.ETag, again.next(t).ETag, "the tag of a whole split is stable")
+
+	mine := openWatch(t, ec, e.Viewer, "", "production&assignmentKey=user-7")
+	ev = mine.next(t)
+	assert.Equal(t, keyedVersion, ev.VersionID)
+	assert.Equal(t, keyed.Header.Get("ETag"), ev.ETag, "the key's version and its tag")
+
+	// A new split is a change for both.
+	publish(map[string]any{"split": split(v3, 50, v1, 25, v2, 25)})
+	ev = whole.next(t)
+	assert.Equal(t, v3, ev.VersionID)
+	ev = mine.next(t)
+	assert.Equal(t, mustTagged(t, e, keyedPath), ev.ETag)
+}
