@@ -141,21 +141,45 @@ func (c *Client) DeleteEnvironment(ctx context.Context, id string, opts ...CallO
 	return c.write(ctx, http.MethodDelete, "/environment/"+esc(id), nil, nil, opts)
 }
 
-// PublishParams name what Publish publishes where.
+// PublishParams name what Publish publishes where: exactly one of
+// VersionID and Split.
 type PublishParams struct {
 	CanvasID  string
 	EnvName   string
 	VersionID string
+	// Split serves 2 to 5 versions by weight (integers 1..99 summing to
+	// 100); the publication's VersionID is the first entry's.
+	Split []wire.SplitEntry
 }
 
-// Publish publishes a version to an environment (production or a custom
-// one) and returns the active publication; publishing the active version
-// again changes nothing.
+// Publish publishes a version, or a split of versions, to an environment
+// (production or a custom one) and returns the active publication;
+// publishing the active version or split again changes nothing, and
+// publishing one version ends a split.
 func (c *Client) Publish(ctx context.Context, params PublishParams, opts ...CallOption) (*wire.Publication, error) {
 	var out wire.Publication
 	body := wire.PublishRequest{ResourceType: wire.ResourcePrompt, ResourceID: params.CanvasID,
-		EnvName: params.EnvName, VersionID: params.VersionID}
+		EnvName: params.EnvName, VersionID: params.VersionID, Split: params.Split}
 	return &out, c.write(ctx, http.MethodPost, "/environment/publish", body, &out, opts)
+}
+
+// SplitStatsParams select a publication of an environment: PublicationID,
+// or the active one when it is empty.
+type SplitStatsParams struct {
+	CanvasID      string
+	EnvName       string
+	PublicationID string
+}
+
+// SplitStats reports, per variant of a publication, the runs it served:
+// runs, errors, latency percentiles, cost and end-user feedback.
+func (c *Client) SplitStats(ctx context.Context, params SplitStatsParams) (*wire.SplitStats, error) {
+	q := envQuery(params.CanvasID, params.EnvName)
+	if params.PublicationID != "" {
+		q.Set("publicationId", params.PublicationID)
+	}
+	var out wire.SplitStats
+	return &out, c.get(ctx, "/environment/split-stats", q, &out)
 }
 
 // HistoryParams select a page of an environment's publication history;
@@ -184,8 +208,19 @@ func (c *Client) History(ctx context.Context, params HistoryParams) (*wire.Page[
 // ActiveVersion reads the version an environment serves. Prompts is the
 // cached, watched way to do this.
 func (c *Client) ActiveVersion(ctx context.Context, canvasID, envName string) (*wire.Version, error) {
+	return c.AssignedVersion(ctx, canvasID, envName, "")
+}
+
+// AssignedVersion reads the version an environment serves to an assignment
+// key: of a split, the same version for the same key while the
+// publication is active; an empty key draws.
+func (c *Client) AssignedVersion(ctx context.Context, canvasID, envName, assignmentKey string) (*wire.Version, error) {
+	q := envQuery(canvasID, envName)
+	if assignmentKey != "" {
+		q.Set("assignmentKey", assignmentKey)
+	}
 	var out wire.Version
-	return &out, c.get(ctx, "/environment/version", envQuery(canvasID, envName), &out)
+	return &out, c.get(ctx, "/environment/version", q, &out)
 }
 
 func envQuery(canvasID, envName string) url.Values {

@@ -121,6 +121,13 @@ func (c *Client) GetCompletion(ctx context.Context, id string) (*wire.Run, error
 	return &out, c.get(ctx, "/v2/chat/completions/"+esc(id), nil, &out)
 }
 
+// SetFeedback records an end user's feedback on a completion run (a score
+// from 0 to 1 and an optional comment), or replaces it: one per run.
+func (c *Client) SetFeedback(ctx context.Context, runID string, req wire.FeedbackRequest, opts ...CallOption) (*wire.Feedback, error) {
+	var out wire.Feedback
+	return &out, c.write(ctx, http.MethodPost, "/v2/chat/completions/"+esc(runID)+"/feedback", req, &out, opts)
+}
+
 // CreateTask queues a task.
 func (c *Client) CreateTask(ctx context.Context, req wire.TaskRequest, opts ...CallOption) (*wire.Accepted, error) {
 	var out wire.Accepted

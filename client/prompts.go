@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,13 @@ type PromptsOptions struct {
 	RequestTimeout time.Duration
 	// DisableWatch keeps prompts fresh by conditional polling only.
 	DisableWatch bool
+	// AssignmentKey is sent with every fetch and watch (assignmentKey):
+	// an environment that serves a split serves these prompts the version
+	// the key is assigned, the same one while the publication is active,
+	// and the watch follows that version. Without one a split's version is
+	// drawn at each fetch. To assign each end user, pass their key on the
+	// completion (wire.CompletionRequest.AssignmentKey) instead.
+	AssignmentKey string
 	// OnUpdate, when set, is called after a prompt's state changed: with
 	// the prompt (fresh or stale), or with the error Get now returns (the
 	// prompt is gone, say). It runs on the prompt's tracking goroutine.
@@ -246,7 +254,7 @@ func (p *Prompts) refresh(e *promptEntry) {
 	// A resolved read: the version with its includes replaced. Its ETag,
 	// which the watch's events carry, changes when an included version
 	// changes, so a prompt that includes others is never stale.
-	q := envQuery(e.key.canvasID, e.key.envName)
+	q := p.envQuery(e.key)
 	q.Set("resolve", "true")
 	resp, err := p.c.call(ctx, request{method: http.MethodGet, path: "/environment/version",
 		query: q, header: header})
@@ -313,13 +321,23 @@ func (p *Prompts) unreachable(e *promptEntry, cur *promptState, err error) {
 	}
 }
 
+// envQuery is the query that selects key's environment, with the
+// assignment key.
+func (p *Prompts) envQuery(key promptKey) url.Values {
+	q := envQuery(key.canvasID, key.envName)
+	if p.opts.AssignmentKey != "" {
+		q.Set("assignmentKey", p.opts.AssignmentKey)
+	}
+	return q
+}
+
 // watch follows e's environment on GET /environment/watch until the
 // stream ends, fails or stays silent past WatchIdle. Each event whose ETag
 // differs from the cached one is fetched; a gone event drops the prompt.
 func (p *Prompts) watch(e *promptEntry) error {
 	ctx, cancel := context.WithCancel(p.ctx)
 	defer cancel()
-	q := envQuery(e.key.canvasID, e.key.envName)
+	q := p.envQuery(e.key)
 	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, p.c.base+"/environment/watch?"+q.Encode(), nil)
 	if err != nil {
 		return err

@@ -84,6 +84,9 @@ type Run struct {
 	CreatedAt      time.Time        `json:"createdAt"`
 	UpdatedAt      time.Time        `json:"updatedAt"`
 	CompletedAt    *time.Time       `json:"completedAt"`
+	// Feedback is the end user's feedback on the run, when it has some
+	// and was read with it (Service.GetRun).
+	Feedback *Feedback `json:"feedback,omitempty"`
 }
 
 // Terminal reports whether the run has finished.

@@ -102,6 +102,12 @@ type RunParams struct {
 	// EnvironmentName runs the version published to that environment; it
 	// cannot be combined with VersionID or ApplicationID.
 	EnvironmentName string
+	// AssignmentKey picks the version of a split publication that serves
+	// the run (env.Assign): the same key gets the same version while the
+	// publication is active; without one each run draws. It applies when
+	// an environment serves the run (EnvironmentName, an application's
+	// environment, or production's promoted version).
+	AssignmentKey string
 	// VersionID runs that version, which must belong to CanvasID.
 	VersionID string
 	// ApplicationID runs in an application's context.
@@ -158,12 +164,20 @@ type TaskParams struct {
 	ForwardHeaders []webhook.Header
 }
 
-// GetRun returns a completion run of the principal's workspace. It requires
-// the viewer role and access to the run's canvas; a task is NOT_FOUND here.
+// GetRun returns a completion run of the principal's workspace, with its
+// feedback. It requires the viewer role and access to the run's canvas; a
+// task is NOT_FOUND here.
 // The completion of a workflow version is found by its execution id, as
 // the completion run that stands for its workflow run (KindWorkflow).
 func (s *Service) GetRun(ctx context.Context, id string) (*Run, error) {
-	return s.get(ctx, id, KindCompletion)
+	r, err := s.get(ctx, id, KindCompletion)
+	if err != nil || r.Kind != KindCompletion {
+		return r, err
+	}
+	if r.Feedback, err = s.store.GetFeedback(ctx, r.WorkspaceID, r.ID); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // GetTask returns a task run of the principal's workspace. It requires the

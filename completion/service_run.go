@@ -65,14 +65,14 @@ func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 	if err := checkWebhookURL(params.WebhookURL); err != nil {
 		return nil, err
 	}
-	ver, envName, err := s.target(ctx, p, &params)
+	ver, by, err := s.target(ctx, p, &params)
 	if err != nil {
 		return nil, err
 	}
 	if ver.IsWorkflow {
 		return s.runWorkflow(ctx, params, ver)
 	}
-	run, err := s.prepare(ctx, p, params, ver, envName)
+	run, err := s.prepare(ctx, p, params, ver, by)
 	if err != nil {
 		return nil, err
 	}
@@ -115,24 +115,36 @@ func (s *Service) Run(ctx context.Context, params RunParams) (*Run, error) {
 	return run, nil
 }
 
+// servedBy says what served a run's version: the environment ("" when
+// none is recorded), the publication ("" when the version was named) and,
+// for a split, the variant.
+type servedBy struct {
+	envName       string
+	publicationID string
+	variant       *int
+}
+
 // target checks the canvas and application of params (setting CanvasID
 // from the application when it is empty) and resolves the version to run
-// and the environment that serves it ("" when none).
-func (s *Service) target(ctx context.Context, p *canvas.Principal, params *RunParams) (*canvas.Version, string, error) {
+// and what served it.
+func (s *Service) target(ctx context.Context, p *canvas.Principal, params *RunParams) (*canvas.Version, servedBy, error) {
 	app, err := s.application(ctx, p, params)
 	if err != nil {
-		return nil, "", err
+		return nil, servedBy{}, err
 	}
 	if uuid.Validate(params.CanvasID) != nil {
-		return nil, "", canvas.Invalid("Request failed validation.",
+		return nil, servedBy{}, canvas.Invalid("Request failed validation.",
 			canvas.Detail{Path: "/json/canvas_id", Message: "must be a UUID"})
+	}
+	if err := env.CheckAssignmentKey(params.AssignmentKey, "/json/assignment_key"); err != nil {
+		return nil, servedBy{}, err
 	}
 	return s.resolve(ctx, p, *params, app)
 }
 
 // prepare renders the messages of ver, resolves who serves its model and
 // its fallbacks, and returns the run to record, not yet stored.
-func (s *Service) prepare(ctx context.Context, p *canvas.Principal, params RunParams, ver *canvas.Version, envName string) (*Run, error) {
+func (s *Service) prepare(ctx context.Context, p *canvas.Principal, params RunParams, ver *canvas.Version, by servedBy) (*Run, error) {
 	msgs, defs, includes, err := s.resolveIncludes(ctx, ver, params.Includes)
 	if err != nil {
 		return nil, err
@@ -149,7 +161,8 @@ func (s *Service) prepare(ctx context.Context, p *canvas.Principal, params RunPa
 	now := s.now().UTC()
 	return &Run{
 		ID: s.newID(), WorkspaceID: p.WorkspaceID, Kind: KindCompletion, CanvasID: params.CanvasID,
-		VersionID: ver.ID, EnvironmentName: envName, ApplicationID: params.ApplicationID, Includes: includes,
+		VersionID: ver.ID, EnvironmentName: by.envName, PublicationID: by.publicationID, Variant: by.variant,
+		ApplicationID: params.ApplicationID, Includes: includes,
 		Model: rr.Model, Status: StatusQueued, Async: params.Async || params.WebhookURL != "",
 		Variables: params.Variables, Request: *rr, WebhookURL: params.WebhookURL, ForwardHeaders: params.ForwardHeaders,
 		CreatedBy: p.Actor(), CreatedAt: now, UpdatedAt: now,
@@ -189,61 +202,66 @@ func (s *Service) Pin(ctx context.Context, canvasID, versionID string) ([]canvas
 	return includes, err
 }
 
-// resolve returns the version a completion runs and the environment it was
-// served by ("" when none).
-func (s *Service) resolve(ctx context.Context, p *canvas.Principal, params RunParams, app *webhook.Application) (*canvas.Version, string, error) {
+// resolve returns the version a completion runs and what served it.
+func (s *Service) resolve(ctx context.Context, p *canvas.Principal, params RunParams, app *webhook.Application) (*canvas.Version, servedBy, error) {
+	assigned := func(a *env.Assignment, envName string) (*canvas.Version, servedBy, error) {
+		return a.Version, servedBy{envName: envName, publicationID: a.PublicationID, variant: a.Variant}, nil
+	}
 	if params.EnvironmentName != "" {
 		name, err := env.CheckPublishName(params.EnvironmentName)
 		if err != nil {
-			return nil, "", err
+			return nil, servedBy{}, err
 		}
 		if params.VersionID != "" || params.ApplicationID != "" {
-			return nil, "", canvas.Invalid("environment_name cannot be combined with version_id or application_id.",
+			return nil, servedBy{}, canvas.Invalid("environment_name cannot be combined with version_id or application_id.",
 				canvas.Detail{Path: "/json/environment_name", Message: "cannot be combined with version_id or application_id"})
 		}
-		v, err := s.envs.ActiveVersion(ctx, env.ActiveVersionParams{CanvasID: params.CanvasID, EnvName: name})
+		a, err := s.envs.AssignVersion(ctx, env.ActiveVersionParams{CanvasID: params.CanvasID, EnvName: name,
+			AssignmentKey: params.AssignmentKey})
 		if err != nil {
-			return nil, "", err
+			return nil, servedBy{}, err
 		}
-		return v, name, nil
+		return assigned(a, name)
 	}
 	if params.VersionID == "" && params.ApplicationID == "" {
 		// The promoted version: ActiveVersion checks the canvas too, so the
 		// usual path reads it once; the canvas is read again only to tell
 		// a missing canvas from one that has nothing promoted.
-		v, err := s.envs.ActiveVersion(ctx, env.ActiveVersionParams{CanvasID: params.CanvasID, EnvName: env.Production})
+		a, err := s.envs.AssignVersion(ctx, env.ActiveVersionParams{CanvasID: params.CanvasID, EnvName: env.Production,
+			AssignmentKey: params.AssignmentKey})
 		if canvas.ErrorCode(err) == canvas.ENOTFOUND {
 			if _, cerr := s.canvas(ctx, p, params.CanvasID); cerr != nil {
-				return nil, "", cerr
+				return nil, servedBy{}, cerr
 			}
-			return nil, "", canvas.Errorf(canvas.ENOTFOUND, "The canvas has no promoted version.")
+			return nil, servedBy{}, canvas.Errorf(canvas.ENOTFOUND, "The canvas has no promoted version.")
 		} else if err != nil {
-			return nil, "", err
+			return nil, servedBy{}, err
 		}
-		return v, "", nil
+		return assigned(a, "")
 	}
 	c, err := s.canvas(ctx, p, params.CanvasID)
 	if err != nil {
-		return nil, "", err
+		return nil, servedBy{}, err
 	}
 	if params.VersionID == "" {
-		v, err := s.envs.ActiveVersion(ctx, env.ActiveVersionParams{CanvasID: c.ID, EnvName: app.EnvironmentName})
+		a, err := s.envs.AssignVersion(ctx, env.ActiveVersionParams{CanvasID: c.ID, EnvName: app.EnvironmentName,
+			AssignmentKey: params.AssignmentKey})
 		if err != nil {
-			return nil, "", err
+			return nil, servedBy{}, err
 		}
-		return v, app.EnvironmentName, nil
+		return assigned(a, app.EnvironmentName)
 	}
 	if uuid.Validate(params.VersionID) != nil {
-		return nil, "", canvas.NotFound("version")
+		return nil, servedBy{}, canvas.NotFound("version")
 	}
 	v, err := s.canvases.GetVersion(ctx, p.WorkspaceID, params.VersionID)
 	if err != nil {
-		return nil, "", err
+		return nil, servedBy{}, err
 	}
 	if v.PromptID != c.ID {
-		return nil, "", canvas.NotFound("version")
+		return nil, servedBy{}, canvas.NotFound("version")
 	}
-	return v, "", nil
+	return v, servedBy{}, nil
 }
 
 // application returns the application a run with an ApplicationID (and no

@@ -40,6 +40,7 @@ type Store interface {
 	// in all and by canvas and version (see Totals), in one read; it
 	// returns at most maxGroups groups.
 	RunTotals(ctx context.Context, f RunFilter, maxGroups int) (*Totals, error)
+	FeedbackStore
 }
 
 // RunFilter selects the runs of a workspace to list: those of one kind,

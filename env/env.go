@@ -25,12 +25,18 @@ type Environment struct {
 	WorkspaceID  string    `json:"workspaceId"`
 	CreatedBy    string    `json:"createdBy"`
 	CreatedAt    time.Time `json:"createdAt"`
-	// ActiveVersionID is the version the environment serves, or nil.
+	// ActiveVersionID is the version the environment serves, or nil: for
+	// a split, its first entry.
 	ActiveVersionID *string `json:"activeVersionId"`
+	// ActivePublicationID is the active publication, "" when none; Split
+	// is its split, nil for a publication of one version.
+	ActivePublicationID string       `json:"-"`
+	Split               []SplitEntry `json:"-"`
 }
 
 // Publication is one entry of an environment's history: a version published
-// there. Seq numbers an environment's publications 1, 2, 3… in order, which
+// there, or a split of several (Split, whose first entry's version is
+// VersionID and whose fields the publication shows). Seq numbers an environment's publications 1, 2, 3… in order, which
 // lets a history page be read by range in O(limit).
 type Publication struct {
 	PublicationID       string     `json:"publicationId"`
@@ -52,7 +58,9 @@ type Publication struct {
 	PublishedBy         string     `json:"publishedBy"`
 	UnpublishedAt       *time.Time `json:"unpublishedAt"`
 	IsActive            bool       `json:"isActive"`
-	Seq                 int64      `json:"-"`
+	// Split is the publication's split, nil for one version.
+	Split []SplitEntry `json:"split,omitempty"`
+	Seq   int64        `json:"-"`
 }
 
 // PublishParams says what to publish where.
@@ -61,9 +69,14 @@ type PublishParams struct {
 	CanvasID    string
 	// EnvName is an already validated name; production is created on
 	// demand, any other environment must exist.
-	EnvName   string
+	EnvName string
+	// VersionID is the version to publish; with a Split it is ignored and
+	// the first entry's version is published.
 	VersionID string
-	By        string
+	// Split, when set, publishes a split: it must pass CheckSplit and name
+	// live versions of the canvas (VALIDATION at the entry otherwise).
+	Split []SplitEntry
+	By    string
 	// Event, when set, is the webhook event of the publication the publish
 	// creates (none when the version was already active): its job is
 	// written in the publish's transaction when a subscription of the
@@ -104,17 +117,24 @@ type Store interface {
 	// production is CONFLICT.
 	DeleteEnvironment(ctx context.Context, workspaceID, id string) error
 
-	// Publish makes the version the active publication of the environment
-	// in one transaction: the replaced publication gets unpublishedAt, and
-	// the new one the next Seq. When the version is already active nothing
-	// changes and created is false. The version must be a live version of
-	// the canvas. The job of p.Event, when written, commits with the
-	// publication.
+	// Publish makes the version (or split) the active publication of the
+	// environment in one transaction: the replaced publication gets
+	// unpublishedAt, and the new one the next Seq. When the same version
+	// and split are already active nothing changes and created is false.
+	// The versions must be live versions of the canvas. The job of p.Event,
+	// when written, commits with the publication.
 	Publish(ctx context.Context, p PublishParams) (pub *Publication, created bool, err error)
 	// ListPublications returns one page of an environment's history, newest
 	// first, and the total count. It reads by Seq range, so its cost does
 	// not grow with offset.
 	ListPublications(ctx context.Context, workspaceID, envID string, limit, offset int) ([]*Publication, int, error)
+	// GetPublication returns a publication of the environment envID;
+	// another environment's, or another workspace's, is NOT_FOUND.
+	GetPublication(ctx context.Context, workspaceID, envID, id string) (*Publication, error)
+	// SplitStats returns the results of the runs publication id served,
+	// one VariantStats per variant 0..variants-1 (a run without a variant
+	// counts as variant 0), each over at most MaxStatsRuns runs.
+	SplitStats(ctx context.Context, workspaceID, id string, variants int) ([]VariantStats, error)
 }
 
 // FindEnvironmentParams name the environment Name of the canvas CanvasID of

@@ -25,8 +25,14 @@ type ServedVersion struct {
 	// includes do not resolve) otherwise. So it changes when what is
 	// served changes (a publish, a rollback, an edit of the served version,
 	// and any of these to a version it includes, at any depth) and on
-	// nothing else, and a plain and a resolved read share it.
+	// nothing else, and a plain and a resolved read share it. Each
+	// version of a split has its own; a Stable read of a split has one
+	// that covers every version of it.
 	ETag string
+	// PublicationID is the active publication; Variant, for a split, the
+	// position of the entry served (nil otherwise).
+	PublicationID string
+	Variant       *int
 }
 
 // ETagOf returns the strong ETag of a response body: the quoted hex of the
@@ -43,10 +49,11 @@ func ETagOf(body []byte) string {
 // of the bytes: a cached read costs no encoding and no hashing. It has the
 // same authorization and errors as ActiveVersion.
 func (s *Service) ActiveVersionServed(ctx context.Context, params ActiveVersionParams) (ServedVersion, error) {
-	sv, err := s.activeServed(ctx, params)
+	rel, err := s.activeRelease(ctx, params)
 	if err != nil {
 		return ServedVersion{}, err
 	}
+	sv, a := rel.assign(params)
 	if params.Resolve {
 		if sv.resolveErr != nil {
 			return ServedVersion{}, sv.resolveErr
@@ -64,7 +71,27 @@ func (s *Service) ActiveVersionServed(ctx context.Context, params ActiveVersionP
 	if params.Resolve {
 		raw = sv.json.resolved
 	}
-	return ServedVersion{JSON: raw, ETag: etag}, nil
+	if rel.split != nil && params.Stable && params.AssignmentKey == "" {
+		if etag, err = rel.stableTag(); err != nil {
+			return ServedVersion{}, err
+		}
+	}
+	return ServedVersion{JSON: raw, ETag: etag, PublicationID: a.PublicationID, Variant: a.Variant}, nil
+}
+
+// stableTag is the ETag of a split as a whole: of its publication and of
+// every entry's weight and ETag, so that it changes when any version the
+// split serves changes, and only then.
+func (rel release) stableTag() (string, error) {
+	b := []byte(rel.publicationID)
+	for i, sv := range rel.variants {
+		_, etag, err := sv.encoded()
+		if err != nil {
+			return "", err
+		}
+		b = fmt.Appendf(b, ";%d:%s", rel.split[i].Weight, etag)
+	}
+	return ETagOf(b), nil
 }
 
 // ResolvedVersion is the body of a resolved read: the version, its

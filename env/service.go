@@ -36,7 +36,7 @@ type Service struct {
 
 	// served caches what ActiveVersion reads; nil (no caching) unless both
 	// stores are one canvas.ChangeVersioner.
-	served *freshcache.Cache[servedKey, served]
+	served *freshcache.Cache[servedKey, release]
 
 	// changes is signalled after every publish and environment deletion.
 	changes notifier
@@ -48,10 +48,20 @@ type servedKey struct {
 	workspaceID, canvasID, envName, userID string
 }
 
-// served is a cached ActiveVersion read: the canvas, kept for the access
-// check every request repeats with its own principal, the version the
-// environment serves, and its JSON, encoded once when first asked for. All
-// are read-only; callers get a clone of the version or a copy of the JSON.
+// release is a cached read of what an environment serves: the canvas, kept
+// for the access check every request repeats with its own principal, the
+// active publication, and one served version per entry of its split (one
+// for a publication of one version). All are read-only.
+type release struct {
+	canvas        *canvas.Canvas
+	publicationID string
+	split         []SplitEntry
+	variants      []served
+}
+
+// served is one version an environment serves, and its JSON, encoded once
+// when first asked for. All are read-only; callers get a clone of the
+// version or a copy of the JSON.
 type served struct {
 	canvas  *canvas.Canvas
 	version *canvas.Version
@@ -106,7 +116,7 @@ func NewService(opts Options) *Service {
 		event:       opts.Event,
 		eventNotify: opts.Notify,
 		published:   opts.Published,
-		served:      freshcache.New[servedKey, served](opts.Changes, servedCacheSize),
+		served:      freshcache.New[servedKey, release](opts.Changes, servedCacheSize),
 	}
 }
 
@@ -128,12 +138,16 @@ type CreateEnvironmentParams struct {
 	Name string
 }
 
-// PublishVersionParams says which version to publish to which environment.
+// PublishVersionParams says which version, or which split of versions, to
+// publish to which environment: exactly one of VersionID and Split.
 type PublishVersionParams struct {
 	CanvasID string
 	// EnvName is production or an existing custom environment's name.
 	EnvName   string
 	VersionID string
+	// Split serves MinSplit to MaxSplit versions by weight (CheckSplit);
+	// the publication's VersionID is its first entry's.
+	Split []SplitEntry
 }
 
 // PromoteVersion publishes a version of a canvas to production, as Publish
@@ -167,6 +181,15 @@ type ActiveVersionParams struct {
 	// Resolve serves the version with resolvedMessages and includes
 	// (ResolvedVersion); its includes must resolve for the caller.
 	Resolve bool
+	// AssignmentKey picks the version of a split (Assign): the same key
+	// gets the same version while the publication is active; without one
+	// each read draws. It must pass CheckAssignmentKey.
+	AssignmentKey string
+	// Stable, for a read without an AssignmentKey, serves a split's first
+	// entry with an ETag that covers every entry instead of drawing: the
+	// watch reports a split so, and its state changes only when what the
+	// split serves does.
+	Stable bool
 }
 
 // Page is one page of an environment's publication history, newest first.
@@ -265,11 +288,15 @@ func (s *Service) DeleteEnvironment(ctx context.Context, id string, opts ...canv
 	return nil
 }
 
-// Publish makes a version of the canvas the active publication of the named
-// environment, and returns that publication. created is false when the
-// version was already active, in which case nothing changes. Publishing to
-// production makes the version the canvas' promoted version. It requires the
-// editor role.
+// Publish makes a version of the canvas, or a split of versions, the active
+// publication of the named environment, and returns that publication.
+// created is false when the same version and split were already active, in
+// which case nothing changes; publishing one version ends a split.
+// Publishing to production makes the version (a split's first) the canvas'
+// promoted version. Exactly one of VersionID and Split is given
+// (VALIDATION otherwise); a split must pass CheckSplit and name live
+// versions of the canvas (VALIDATION at the entry). It requires the editor
+// role.
 func (s *Service) Publish(ctx context.Context, params PublishVersionParams) (pub *Publication, created bool, err error) {
 	p, err := canvas.Authorize(ctx, canvas.RoleEditor)
 	if err != nil {
@@ -278,6 +305,15 @@ func (s *Service) Publish(ctx context.Context, params PublishVersionParams) (pub
 	name, err := CheckPublishName(params.EnvName)
 	if err != nil {
 		return nil, false, err
+	}
+	if (params.VersionID == "") == (len(params.Split) == 0) {
+		return nil, false, canvas.Invalid("Give either versionId or split.",
+			canvas.Detail{Path: "/json/versionId", Message: "exactly one of versionId and split is required"})
+	}
+	if params.Split != nil {
+		if err := CheckSplit(params.Split); err != nil {
+			return nil, false, err
+		}
 	}
 	c, err := s.canvas(ctx, p, params.CanvasID)
 	if err != nil {
@@ -288,6 +324,7 @@ func (s *Service) Publish(ctx context.Context, params PublishVersionParams) (pub
 		CanvasID:    c.ID,
 		EnvName:     name,
 		VersionID:   params.VersionID,
+		Split:       params.Split,
 		By:          p.Actor(),
 	}
 	wrote := false
@@ -345,21 +382,43 @@ func (s *Service) History(ctx context.Context, params HistoryParams) (*Page, err
 
 // ActiveVersion returns the version the named environment serves, in full:
 // messages, variables, configuration, its position in the canvas history and
-// its workspace. It is NOT_FOUND when the environment does not exist or has
-// nothing published. The caller owns the version it gets.
+// its workspace; of a split, the one params.AssignmentKey is assigned
+// (AssignVersion). It is NOT_FOUND when the environment does not exist or
+// has nothing published. The caller owns the version it gets.
 func (s *Service) ActiveVersion(ctx context.Context, params ActiveVersionParams) (*canvas.Version, error) {
-	sv, err := s.activeServed(ctx, params)
+	a, err := s.AssignVersion(ctx, params)
 	if err != nil {
 		return nil, err
 	}
-	return sv.version.Clone(), nil
+	return a.Version, nil
+}
+
+// Assignment is the version an environment serves to one request, and the
+// publication that serves it.
+type Assignment struct {
+	Version       *canvas.Version
+	PublicationID string
+	// Variant is, for a split publication, the 0-based position of the
+	// entry that serves the version; nil for a publication of one version.
+	Variant *int
+}
+
+// AssignVersion is ActiveVersion with the publication and, for a split,
+// the variant the request was assigned. The caller owns the version.
+func (s *Service) AssignVersion(ctx context.Context, params ActiveVersionParams) (*Assignment, error) {
+	sv, a, err := s.activeServed(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	a.Version = sv.version.Clone()
+	return &a, nil
 }
 
 // ActiveVersionJSON is ActiveVersion encoded as JSON the way the server
 // writes every body: encoding/json's Encoder with HTML escaping off, so a
 // newline ends it. A cached read is encoded once; the caller owns the bytes.
 func (s *Service) ActiveVersionJSON(ctx context.Context, params ActiveVersionParams) ([]byte, error) {
-	sv, err := s.activeServed(ctx, params)
+	sv, _, err := s.activeServed(ctx, params)
 	if err != nil {
 		return nil, err
 	}
@@ -371,47 +430,98 @@ func (s *Service) ActiveVersionJSON(ctx context.Context, params ActiveVersionPar
 }
 
 // activeServed authorizes the caller and returns the served read, from the
-// cache when it is fresh.
-func (s *Service) activeServed(ctx context.Context, params ActiveVersionParams) (served, error) {
+// cache when it is fresh: of a split, the variant params assign, and the
+// assignment without its version.
+func (s *Service) activeServed(ctx context.Context, params ActiveVersionParams) (served, Assignment, error) {
+	rel, err := s.activeRelease(ctx, params)
+	if err != nil {
+		return served{}, Assignment{}, err
+	}
+	sv, a := rel.assign(params)
+	return sv, a, nil
+}
+
+// assign returns the version of rel that serves a read with params, and
+// the assignment without its version.
+func (rel release) assign(params ActiveVersionParams) (served, Assignment) {
+	a := Assignment{PublicationID: rel.publicationID}
+	if rel.split == nil {
+		return rel.variants[0], a
+	}
+	i := 0
+	if params.AssignmentKey != "" || !params.Stable {
+		i = Assign(rel.split, rel.publicationID, params.AssignmentKey)
+	}
+	a.Variant = &i
+	return rel.variants[i], a
+}
+
+// activeRelease authorizes the caller and returns what the environment
+// serves, from the cache when it is fresh.
+func (s *Service) activeRelease(ctx context.Context, params ActiveVersionParams) (release, error) {
 	p, err := canvas.Authorize(ctx, canvas.RoleViewer)
 	if err != nil {
-		return served{}, err
+		return release{}, err
 	}
 	name, err := CheckPublishName(params.EnvName)
 	if err != nil {
-		return served{}, err
+		return release{}, err
+	}
+	if err := CheckAssignmentKey(params.AssignmentKey, "/query/assignmentKey"); err != nil {
+		return release{}, err
 	}
 	key := servedKey{workspaceID: p.WorkspaceID, canvasID: params.CanvasID, envName: name, userID: p.UserID}
-	sv, err := s.served.Get(ctx, key, func(ctx context.Context) (served, error) {
-		return s.readServed(ctx, p, params.CanvasID, name)
+	rel, err := s.served.Get(ctx, key, func(ctx context.Context) (release, error) {
+		return s.readRelease(ctx, p, params.CanvasID, name)
 	})
 	if err != nil {
-		return served{}, err
+		return release{}, err
 	}
 	// A cached read may have been built for another principal: the access
 	// check runs for every call, with the caller's own.
-	if err := p.CheckCanvas(sv.canvas); err != nil {
-		return served{}, err
+	if err := p.CheckCanvas(rel.canvas); err != nil {
+		return release{}, err
 	}
-	return sv, nil
+	return rel, nil
 }
 
-// readServed reads the canvas, checking that p may reach it, and the
-// version its named environment serves.
-func (s *Service) readServed(ctx context.Context, p *canvas.Principal, canvasID, name string) (served, error) {
+// readRelease reads the canvas, checking that p may reach it, and the
+// versions its named environment serves.
+func (s *Service) readRelease(ctx context.Context, p *canvas.Principal, canvasID, name string) (release, error) {
 	c, err := s.canvas(ctx, p, canvasID)
 	if err != nil {
-		return served{}, err
+		return release{}, err
 	}
 	e, err := s.store.FindEnvironment(ctx, FindEnvironmentParams{WorkspaceID: c.WorkspaceID, CanvasID: c.ID,
 		Name: name})
 	if err != nil {
-		return served{}, err
+		return release{}, err
 	}
 	if e.ActiveVersionID == nil {
-		return served{}, canvas.Errorf(canvas.ENOTFOUND, "Nothing is published to the %s environment.", e.Name)
+		return release{}, canvas.Errorf(canvas.ENOTFOUND, "Nothing is published to the %s environment.", e.Name)
 	}
-	v, err := s.canvases.GetVersion(ctx, c.WorkspaceID, *e.ActiveVersionID)
+	rel := release{canvas: c, publicationID: e.ActivePublicationID, split: e.Split}
+	ids := []string{*e.ActiveVersionID}
+	if e.Split != nil {
+		ids = ids[:0]
+		for _, en := range e.Split {
+			ids = append(ids, en.VersionID)
+		}
+	}
+	for _, id := range ids {
+		sv, err := s.readServed(ctx, p, c, id)
+		if err != nil {
+			return release{}, err
+		}
+		rel.variants = append(rel.variants, sv)
+	}
+	return rel, nil
+}
+
+// readServed reads version id of canvas c, which an environment serves,
+// and resolves its includes.
+func (s *Service) readServed(ctx context.Context, p *canvas.Principal, c *canvas.Canvas, id string) (served, error) {
+	v, err := s.canvases.GetVersion(ctx, c.WorkspaceID, id)
 	if err != nil {
 		return served{}, err
 	}

@@ -59,6 +59,7 @@ func completionRequestOf(doc any, body []byte) (wire.CompletionRequest, error) {
 		EnvironmentName: str(m, "environment_name"),
 		VersionID:       str(m, "version_id"),
 		ApplicationID:   str(m, "application_id"),
+		AssignmentKey:   str(m, "assignment_key"),
 	}
 	if v, ok := m["variables"].(map[string]any); ok {
 		plain, ok := plainValue(v)

@@ -21,6 +21,7 @@ func (s *Server) registerCompletionRoutes() {
 	s.route("POST /v2/chat/completions", s.idempotent(s.handleCreateCompletion))
 	s.route("GET /v2/chat/completions", s.handleListCompletions)
 	s.route("GET /v2/chat/completions/{id}", s.handleGetCompletion)
+	s.route("POST /v2/chat/completions/{id}/feedback", s.handleCompletionFeedback)
 }
 
 // runListRequest is what a run list (GET /v2/chat/completions, GET
@@ -155,7 +156,7 @@ func (s *Server) handleCreateCompletion(w http.ResponseWriter, r *http.Request) 
 	}
 	params := completion.RunParams{
 		CanvasID: req.CanvasID, EnvironmentName: req.EnvironmentName, VersionID: req.VersionID,
-		ApplicationID: req.ApplicationID, Variables: req.Variables, Settings: completionSettings(req.Settings),
+		ApplicationID: req.ApplicationID, AssignmentKey: req.AssignmentKey, Variables: req.Variables, Settings: completionSettings(req.Settings),
 		Async: req.Async, WebhookURL: req.WebhookURL, ForwardHeaders: webhook.ForwardedHeaders(r.Header),
 		Live: liveRun(r),
 	}
@@ -204,6 +205,29 @@ func (s *Server) handleGetCompletion(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	writeJSON(w, http.StatusOK, run)
+	return nil
+}
+
+// handleCompletionFeedback records an end user's feedback on a completion
+// run, or replaces it (one per run): 200 with the feedback.
+func (s *Server) handleCompletionFeedback(w http.ResponseWriter, r *http.Request) error {
+	svc, err := s.completionsService()
+	if err != nil {
+		return err
+	}
+	id, err := pathUUID(r, "id")
+	if err != nil {
+		return err
+	}
+	var req wire.FeedbackRequest
+	if err := s.decodeJSON(r, "FeedbackRequest", &req); err != nil {
+		return err
+	}
+	f, err := svc.SetFeedback(r.Context(), id, req.Score, req.Comment)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, f)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 
+	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/client/wire"
 	"github.com/promptcanvas/promptcanvas/env"
 )
@@ -17,6 +18,7 @@ func (s *Server) registerEnvironmentRoutes() {
 	s.route("GET /environment/versions", s.handleEnvironmentHistory)
 	s.route("GET /environment/version", s.handleEnvironmentVersion)
 	s.route("GET /environment/watch", s.handleEnvironmentWatch)
+	s.route("GET /environment/split-stats", s.handleSplitStats)
 }
 
 // handleCreateEnvironment creates a custom environment: 201 with it.
@@ -56,17 +58,23 @@ func (s *Server) handleListEnvironments(w http.ResponseWriter, r *http.Request) 
 	return nil
 }
 
-// handlePublish publishes a version to an environment: 201 with the new
-// publication, or 200 with the active one when the version already was.
+// handlePublish publishes a version, or a split of versions, to an
+// environment: 201 with the new publication, or 200 with the active one
+// when the same version and split already were.
 func (s *Server) handlePublish(w http.ResponseWriter, r *http.Request) error {
 	var req wire.PublishRequest
 	if err := s.decodeJSON(r, "PublishRequest", &req); err != nil {
 		return err
 	}
+	var split []env.SplitEntry
+	for _, e := range req.Split {
+		split = append(split, env.SplitEntry{VersionID: e.VersionID, Weight: e.Weight})
+	}
 	pub, created, err := s.environments.Publish(r.Context(), env.PublishVersionParams{
 		CanvasID:  req.ResourceID,
 		EnvName:   req.EnvName,
 		VersionID: req.VersionID,
+		Split:     split,
 	})
 	if err != nil {
 		return err
@@ -125,4 +133,35 @@ func environmentQuery(q *query) (canvasID, envName string) {
 	canvasID = q.UUID("resourceId", true)
 	envName = q.String("envName", true)
 	return canvasID, envName
+}
+
+// handleSplitStats reports, per variant of a publication of an environment
+// (the active one, or publicationId), the runs it served: runs, errors,
+// latency percentiles, cost and end-user feedback.
+func (s *Server) handleSplitStats(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r)
+	canvasID, envName := environmentQuery(q)
+	publicationID := q.UUID("publicationId", false)
+	if err := q.Err(); err != nil {
+		return err
+	}
+	stats, err := s.environments.SplitStats(r.Context(), env.SplitStatsParams{CanvasID: canvasID, EnvName: envName,
+		PublicationID: publicationID})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, stats)
+	return nil
+}
+
+// assignmentKeyQuery reads the optional assignmentKey parameter of a read
+// that an environment serves.
+func assignmentKeyQuery(q *query) string {
+	key := q.String("assignmentKey", false)
+	if err := env.CheckAssignmentKey(key, "/query/assignmentKey"); err != nil {
+		for _, d := range canvas.ErrorDetails(err) {
+			q.fail("assignmentKey", d.Message)
+		}
+	}
+	return key
 }

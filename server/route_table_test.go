@@ -145,6 +145,7 @@ func routeCases(w *world) []routeCase {
 		}},
 		{"GET /environment/versions", viewer, true, 200, fixed("/environment/versions"+q+"&envName=production", nil)},
 		{"GET /environment/version", viewer, true, 200, fixed("/environment/version"+q+"&envName=production", nil)},
+		{"GET /environment/split-stats", viewer, true, 200, fixed("/environment/split-stats"+q+"&envName=production", nil)},
 		{"GET /environment/watch", viewer, true, 200, func(*testing.T) routeRequest {
 			return routeRequest{path: "/environment/watch" + q + "&envName=production", stream: true}
 		}},
@@ -157,6 +158,8 @@ func routeCases(w *world) []routeCase {
 			map[string]any{"model": "canvas:" + w.Canvas, "messages": []any{map[string]any{"role": "user", "content": "Hi"}},
 				"prompt_variables": map[string]any{"name": "Ada"}})},
 		{"GET /openai/v1/models", viewer, false, 200, fixed("/openai/v1/models", nil)},
+		{"POST /v2/chat/completions/{id}/feedback", editor, true, 200, fixed("/v2/chat/completions/"+w.Completion+"/feedback",
+			map[string]any{"score": 0.5, "comment": "fine"})},
 		{"POST /v1/tasks", editor, false, 202, fixed("/v1/tasks", map[string]any{"prompt": "Hi"})},
 		{"GET /v1/tasks", viewer, false, 200, fixed("/v1/tasks", nil)},
 		{"GET /v1/tasks/{id}", viewer, true, 200, fixed("/v1/tasks/"+w.Task, nil)},

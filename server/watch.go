@@ -43,9 +43,11 @@ type WatchOptions struct {
 }
 
 // watchKey names one watched environment as one reader sees it: the
-// canvas is read for the reader's workspace and user, as every read is.
+// canvas is read for the reader's workspace and user, as every read is,
+// and a split's version for the reader's assignment key ("" watches the
+// split as a whole, env.ActiveVersionParams.Stable).
 type watchKey struct {
-	workspaceID, userID, canvasID, envName string
+	workspaceID, userID, canvasID, envName, assignmentKey string
 }
 
 // watchState is what a watched environment serves: its ETag, publication
@@ -197,20 +199,22 @@ func (h *watchHub) update(key watchKey, st watchState) {
 // each subscriber's own access was checked when it subscribed.
 func (h *watchHub) read(ctx context.Context, key watchKey) (watchState, error) {
 	p := &canvas.Principal{WorkspaceID: key.workspaceID, UserID: key.userID, Role: canvas.RoleViewer}
-	return readWatchState(canvas.NewContext(ctx, p), h.envs, key.canvasID, key.envName)
+	return readWatchState(canvas.NewContext(ctx, p), h.envs, key)
 }
 
-// readWatchState reads what the named environment serves for the principal
-// of ctx. NOT_FOUND is a state (Gone), not an error.
-func readWatchState(ctx context.Context, envs *env.Service, canvasID, envName string) (watchState, error) {
-	sv, err := envs.ActiveVersionServed(ctx, env.ActiveVersionParams{CanvasID: canvasID, EnvName: envName})
+// readWatchState reads what key's environment serves for the principal of
+// ctx: of a split, the version key's assignment key gets, or the split as
+// a whole without one. NOT_FOUND is a state (Gone), not an error.
+func readWatchState(ctx context.Context, envs *env.Service, key watchKey) (watchState, error) {
+	sv, err := envs.ActiveVersionServed(ctx, env.ActiveVersionParams{CanvasID: key.canvasID, EnvName: key.envName,
+		AssignmentKey: key.assignmentKey, Stable: true})
 	if canvas.ErrorCode(err) == canvas.ENOTFOUND {
 		return watchState{Gone: true, Code: canvas.ENOTFOUND, Message: canvas.ErrorMessage(err)}, nil
 	}
 	if err != nil {
 		return watchState{}, err
 	}
-	st := watchState{ETag: sv.ETag}
+	st := watchState{ETag: sv.ETag, PublicationID: sv.PublicationID}
 	var v struct {
 		ID string `json:"id"`
 	}
@@ -218,13 +222,6 @@ func readWatchState(ctx context.Context, envs *env.Service, canvasID, envName st
 		return watchState{}, err
 	}
 	st.VersionID = v.ID
-	page, err := envs.History(ctx, env.HistoryParams{CanvasID: canvasID, EnvName: envName, Limit: 1})
-	if err != nil {
-		return watchState{}, err
-	}
-	if len(page.Items) > 0 && page.Items[0].IsActive && page.Items[0].VersionID == v.ID {
-		st.PublicationID = page.Items[0].PublicationID
-	}
 	return st, nil
 }
 

@@ -30,10 +30,11 @@ func (s *Server) handleEnvironmentVersion(w http.ResponseWriter, r *http.Request
 	canvasID, envName := environmentQuery(q)
 	wait := waitParam(q)
 	resolve := q.Bool("resolve", false)
+	key := assignmentKeyQuery(q)
 	if err := q.Err(); err != nil {
 		return err
 	}
-	params := env.ActiveVersionParams{CanvasID: canvasID, EnvName: envName, Resolve: resolve}
+	params := env.ActiveVersionParams{CanvasID: canvasID, EnvName: envName, Resolve: resolve, AssignmentKey: key}
 	sv, err := s.environments.ActiveVersionServed(r.Context(), params)
 	if err != nil {
 		return err
@@ -49,7 +50,7 @@ func (s *Server) handleEnvironmentVersion(w http.ResponseWriter, r *http.Request
 	}
 	signal := make(chan struct{}, 1)
 	cancel := s.watch.subscribe(watchKey{workspaceID: p.WorkspaceID, userID: p.UserID, canvasID: canvasID,
-		envName: name}, signal)
+		envName: name, assignmentKey: key}, signal)
 	defer cancel()
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
@@ -120,6 +121,7 @@ func (s *Server) handleEnvironmentWatch(w http.ResponseWriter, r *http.Request) 
 	q := newQuery(r)
 	q.Enum("resourceType", true, env.ResourcePrompt)
 	canvasID := q.UUID("resourceId", true)
+	key := assignmentKeyQuery(q)
 	rawNames := q.values["envName"]
 	if len(rawNames) == 0 {
 		q.fail("envName", "is required")
@@ -150,7 +152,8 @@ func (s *Server) handleEnvironmentWatch(w http.ResponseWriter, r *http.Request) 
 	signal := make(chan struct{}, 1)
 	keys := make([]watchKey, len(names))
 	for i, name := range names {
-		keys[i] = watchKey{workspaceID: p.WorkspaceID, userID: p.UserID, canvasID: canvasID, envName: name}
+		keys[i] = watchKey{workspaceID: p.WorkspaceID, userID: p.UserID, canvasID: canvasID, envName: name,
+			assignmentKey: key}
 		defer s.watch.subscribe(keys[i], signal)()
 	}
 	// The first states are read after subscribing, as the caller, so that
@@ -159,7 +162,7 @@ func (s *Server) handleEnvironmentWatch(w http.ResponseWriter, r *http.Request) 
 	current := make(map[string]string, len(names))
 	states := make([]watchState, len(names))
 	for i, name := range names {
-		st, err := readWatchState(r.Context(), s.environments, canvasID, name)
+		st, err := readWatchState(r.Context(), s.environments, keys[i])
 		if err != nil {
 			return err
 		}

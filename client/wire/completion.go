@@ -40,6 +40,10 @@ type CompletionRequest struct {
 	VersionID       string              `json:"version_id,omitempty"`
 	ApplicationID   string              `json:"application_id,omitempty"`
 	Settings        *Settings           `json:"settings,omitempty"`
+	// AssignmentKey picks the version of a split publication that serves
+	// the run: the same key gets the same version while the publication
+	// is active; without one each run draws.
+	AssignmentKey string `json:"assignment_key,omitempty"`
 }
 
 // CompletionMessage is a message added after the version's own: a user
@@ -231,6 +235,26 @@ type Run struct {
 	CreatedAt    time.Time  `json:"createdAt"`
 	UpdatedAt    time.Time  `json:"updatedAt"`
 	CompletedAt  *time.Time `json:"completedAt"`
+	// Feedback is the end user's feedback on the run, when it has some.
+	Feedback *Feedback `json:"feedback,omitempty"`
+}
+
+// FeedbackRequest is the body of POST /v2/chat/completions/{id}/feedback:
+// a score from 0 (worst) to 1 (best) and an optional comment.
+type FeedbackRequest struct {
+	Score   float64 `json:"score"`
+	Comment *string `json:"comment,omitempty"`
+}
+
+// Feedback is an end user's feedback on a run: one per run, replaced when
+// given again.
+type Feedback struct {
+	RunID     string    `json:"runId"`
+	Score     float64   `json:"score"`
+	Comment   *string   `json:"comment"`
+	CreatedBy string    `json:"createdBy"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 // RunError is why a run failed.

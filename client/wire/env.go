@@ -29,12 +29,51 @@ type CreateEnvironmentRequest struct {
 	Name         string `json:"name"`
 }
 
-// PublishRequest is the body of POST /environment/publish.
+// PublishRequest is the body of POST /environment/publish: exactly one of
+// VersionID and Split.
 type PublishRequest struct {
-	ResourceType string `json:"resourceType"`
-	ResourceID   string `json:"resourceId"`
-	EnvName      string `json:"envName"`
-	VersionID    string `json:"versionId"`
+	ResourceType string       `json:"resourceType"`
+	ResourceID   string       `json:"resourceId"`
+	EnvName      string       `json:"envName"`
+	VersionID    string       `json:"versionId,omitempty"`
+	Split        []SplitEntry `json:"split,omitempty"`
+}
+
+// SplitEntry is one version of a split publication and its weight, in
+// percent: a split has 2 to 5 entries of distinct versions, weights 1..99
+// summing to 100.
+type SplitEntry struct {
+	VersionID string `json:"versionId"`
+	Weight    int    `json:"weight"`
+}
+
+// SplitStats is the answer of GET /environment/split-stats: the results
+// of a publication's runs, per variant.
+type SplitStats struct {
+	PublicationID   string         `json:"publicationId"`
+	EnvironmentName string         `json:"environmentName"`
+	IsActive        bool           `json:"isActive"`
+	Variants        []VariantStats `json:"variants"`
+}
+
+// VariantStats are the results of the runs one variant (entry of the
+// split; 0 for a publication of one version) served. The latencies are
+// nearest-rank percentiles of the completed runs, null when none
+// completed; FeedbackMean is null when no run has feedback. Truncated says
+// that the figures cover only the server's bound of the variant's runs.
+type VariantStats struct {
+	Variant       int      `json:"variant"`
+	VersionID     string   `json:"versionId"`
+	Weight        int      `json:"weight"`
+	Runs          int      `json:"runs"`
+	Errors        int      `json:"errors"`
+	LatencyP50Ms  *int64   `json:"latencyP50Ms"`
+	LatencyP95Ms  *int64   `json:"latencyP95Ms"`
+	Cost          float64  `json:"cost"`
+	Currency      string   `json:"currency"`
+	FeedbackMean  *float64 `json:"feedbackMean"`
+	FeedbackCount int      `json:"feedbackCount"`
+	Truncated     bool     `json:"truncated"`
 }
 
 // Publication is one publish of a version to an environment, with the
@@ -59,6 +98,9 @@ type Publication struct {
 	PublishedBy         string     `json:"publishedBy"`
 	UnpublishedAt       *time.Time `json:"unpublishedAt"`
 	IsActive            bool       `json:"isActive"`
+	// Split is the publication's split, whose first entry's version is
+	// VersionID; nil for a publication of one version.
+	Split []SplitEntry `json:"split,omitempty"`
 }
 
 // WatchVersionEvent is the data of a "version" event of GET

@@ -39,6 +39,8 @@ type sourceWorld struct {
 	Completion, AsyncCompletion, Task      string
 	TestCase, Tag, Generation, Execution   string
 	WorkflowRun, File, FileBytes, Delivery string
+	// SplitCompletion is a run served by staging's split, with feedback.
+	SplitCompletion string
 	// Credential is an Anthropic credential whose key is CredentialKey.
 	Credential, CredentialKey string
 	// Evaluator is a saved evaluator of Canvas, Experiment a completed
@@ -81,6 +83,11 @@ func mustSourceWorld(t *testing.T, dir string) *sourceWorld {
 	}
 	w.Environment = create("/environment", map[string]any{"resourceType": "prompt", "resourceId": w.Canvas,
 		"name": "staging"}, 201)["id"].(string)
+	create("/environment/publish", map[string]any{"resourceType": "prompt", "resourceId": w.Canvas, "envName": "staging",
+		"split": []any{map[string]any{"versionId": w.Version, "weight": 60}, map[string]any{"versionId": second, "weight": 40}}}, 201)
+	w.SplitCompletion = create("/v2/chat/completions", map[string]any{"canvas_id": w.Canvas, "environment_name": "staging",
+		"assignment_key": "user-1", "variables": map[string]any{"name": "Eve"}}, 200)["id"].(string)
+	create("/v2/chat/completions/"+w.SplitCompletion+"/feedback", map[string]any{"score": 0.9, "comment": "helpful"}, 200)
 	w.WorkflowVersion = create("/prompt-version", map[string]any{"promptId": w.Canvas, "workflowSpec": map[string]any{
 		"specVersion": workflow.SpecVersion,
 		"nodes": []any{
@@ -170,7 +177,11 @@ func (w *sourceWorld) reads() []string {
 		"/environment?resourceType=prompt&resourceId=" + w.Canvas,
 		"/environment/versions?resourceType=prompt&resourceId=" + w.Canvas + "&envName=production",
 		"/environment/version?resourceType=prompt&resourceId=" + w.Canvas + "&envName=production",
+		"/environment/versions?resourceType=prompt&resourceId=" + w.Canvas + "&envName=staging",
+		"/environment/version?resourceType=prompt&resourceId=" + w.Canvas + "&envName=staging&assignmentKey=user-1",
+		"/environment/split-stats?resourceType=prompt&resourceId=" + w.Canvas + "&envName=staging",
 		"/v2/chat/completions/" + w.Completion, "/v2/chat/completions/" + w.AsyncCompletion, "/v1/tasks/" + w.Task,
+		"/v2/chat/completions/" + w.SplitCompletion,
 		"/test-case?promptId=" + w.Canvas, "/test-case/" + w.TestCase, "/test-case-tags?promptId=" + w.Canvas,
 		"/test-case/generations/" + w.Generation, "/test-case/executions/" + w.Execution,
 		"/workflow/runs/" + w.WorkflowRun, "/workflow/runs?promptId=" + w.Canvas,

@@ -1,11 +1,14 @@
 // environments.js shows a canvas' environments: each one's active version
 // and history, publishing a version, promoting (publishing to production),
-// rolling back (publishing an earlier version again), and creating and
-// deleting custom environments, whose names are checked as they are typed.
+// rolling back (publishing an earlier version again), splitting traffic
+// between versions by weight with the results of each variant, and
+// creating and deleting custom environments, whose names are checked as
+// they are typed.
 
 import { request, query, loadCanvas } from "./api.js";
 import { h, table, when, badge, errorBox } from "./dom.js";
 import { versionOptions } from "./canvases.js";
+import { money } from "./format.js";
 
 const historyPageSize = 20;
 const maxNameLength = 64;
@@ -72,7 +75,8 @@ function historyPage(canvasId, envName, offset) {
 function historyTable(testid, canvasId, envName, rows, changed, report) {
   return table(testid, [
     { label: "#", cell: (p) => String(p.versionIndex) },
-    { label: "Version", cell: (p) => h("a", { href: `#/versions/${p.versionId}` }, p.title) },
+    { label: "Version", cell: (p) => [h("a", { href: `#/versions/${p.versionId}` }, p.title),
+      p.split ? h("span", { className: "hint", "data-testid": `split-${p.publicationId}` }, ` split ${p.split.map((s) => s.weight).join("/")}`) : null] },
     { label: "Published", cell: (p) => when(p.publishedAt) },
     { label: "By", cell: (p) => h("span", { className: "mono" }, p.publishedBy) },
     { label: "Unpublished", cell: (p) => when(p.unpublishedAt) },
@@ -103,6 +107,12 @@ export async function environmentsView(canvasId, notice) {
   const titles = new Map(list.map((v) => [v.id, v.title]));
   const ordered = [...envs].sort((a, b) => (b.isSystem - a.isSystem) || a.name.localeCompare(b.name));
   const histories = await Promise.all(ordered.map((e) => historyPage(canvasId, e.name, 0)));
+  const stats = await Promise.all(ordered.map((e, i) => {
+    const active = histories[i] && histories[i].data && histories[i].data[0];
+    return active && active.isActive && active.split
+      ? request("GET", `/environment/split-stats${query({ resourceType: "prompt", resourceId: canvasId, envName: e.name })}`)
+      : null;
+  }));
   const section = h("section", { "aria-labelledby": "environments-title", "data-testid": "environments" });
   const status = h("div", { id: "environments-result", role: "status", "data-testid": "environments-result" });
   const reload = async (text) => {
@@ -120,14 +130,14 @@ export async function environmentsView(canvasId, notice) {
     h("h2", { id: "environments-title" }, `Environments of ${c.title}`),
     status,
     ...ordered.map((e, i) => environmentPanel(c, e, list, titles, (histories[i] && histories[i].data) || [],
-      (histories[i] && histories[i].meta && histories[i].meta.totalCount) || 0, reload, report)),
+      (histories[i] && histories[i].meta && histories[i].meta.totalCount) || 0, stats[i], reload, report)),
     newEnvironmentForm(canvasId, reload));
   return section;
 }
 
 // environmentPanel is one environment: active version, publish (promote
 // for production), delete for a custom one, and its latest publications.
-function environmentPanel(c, e, versions, titles, rows, total, reload, report) {
+function environmentPanel(c, e, versions, titles, rows, total, stats, reload, report) {
   const id = `env-${e.name}`;
   const select = h("select", { id: `${id}-version`, "data-testid": `${id}-version` }, versionOptions(versions, e.activeVersionId));
   const isProd = e.name === "production";
@@ -153,12 +163,107 @@ function environmentPanel(c, e, versions, titles, rows, total, reload, report) {
         ? h("a", { href: `#/versions/${e.activeVersionId}`, "data-testid": `${id}-active` }, titles.get(e.activeVersionId) || e.activeVersionId)
         : h("span", { "data-testid": `${id}-active` }, "none")),
     publishForm,
+    versions.length >= 2 ? splitForm(c, e, versions, rows[0] && rows[0].isActive ? rows[0].split : null, reload, report) : null,
+    stats ? splitStatsTable(`${id}-split-stats`, stats, titles) : null,
     historyTable(`history-${e.name}`, c.id, e.name, rows, reload, report),
     h("div", { className: "actions" },
       h("a", { href: `#/canvases/${c.id}/environments/${encodeURIComponent(e.name)}`, "data-testid": `environment-link-${e.name}` },
         total > rows.length ? `Full history (${total} publications)` : "History page"),
       e.activeVersionId ? h("a", { href: `#/canvases/${c.id}/playground/environment/${encodeURIComponent(e.name)}` }, "Run in playground") : null,
       e.isSystem ? null : deleteControl(e, reload, report)));
+}
+
+// maxSplit is the most versions a split serves.
+const maxSplit = 5;
+
+// splitProblem checks a split's entries [{versionId, weight}] as the server
+// does, and returns the problem to show, or "".
+export function splitProblem(entries) {
+  if (entries.length < 2 || entries.length > maxSplit) {
+    return `A split serves 2 to ${maxSplit} versions.`;
+  }
+  if (new Set(entries.map((e) => e.versionId)).size !== entries.length) {
+    return "Each version may appear once.";
+  }
+  if (entries.some((e) => !Number.isInteger(e.weight) || e.weight < 1 || e.weight > 99)) {
+    return "Each weight is a whole number from 1 to 99.";
+  }
+  const sum = entries.reduce((n, e) => n + e.weight, 0);
+  return sum === 100 ? "" : `The weights sum to ${sum}, not 100.`;
+}
+
+// splitForm edits a split of the environment: rows of a version and its
+// weight in percent (starting from the active split, if any), whose sum is
+// shown and checked as it is typed; Publish split publishes it.
+function splitForm(c, e, versions, active, reload, report) {
+  const id = `env-${e.name}-split`;
+  const body = h("tbody", { "data-testid": `${id}-rows` });
+  const sum = h("p", { className: "hint", "aria-live": "polite", "data-testid": `${id}-sum` });
+  const addRow = (versionId, weight) => {
+    const select = h("select", { className: "split-version", "aria-label": "Version" }, versionOptions(versions, versionId));
+    const input = h("input", { className: "split-weight", type: "number", min: "1", max: "99", step: "1", value: String(weight), "aria-label": "Weight (%)" });
+    input.addEventListener("input", check);
+    select.addEventListener("change", check);
+    const row = h("tr", null, h("td", null, select), h("td", null, input),
+      h("td", null, h("button", { type: "button", className: "split-remove", onclick: () => { row.remove(); check(); } }, "Remove")));
+    body.append(row);
+  };
+  const entries = () => [...body.querySelectorAll("tr")].map((tr) => ({
+    versionId: tr.querySelector(".split-version").value,
+    weight: Number(tr.querySelector(".split-weight").value),
+  }));
+  function check() {
+    const problem = splitProblem(entries());
+    const total = entries().reduce((n, x) => n + (Number.isFinite(x.weight) ? x.weight : 0), 0);
+    sum.textContent = problem || `The weights sum to ${total}.`;
+    sum.dataset.state = problem ? "error" : "ok";
+    add.disabled = body.children.length >= maxSplit;
+    return problem;
+  }
+  const add = h("button", { type: "button", "data-testid": `${id}-add`, onclick: () => {
+    const used = new Set(entries().map((x) => x.versionId));
+    const next = versions.find((v) => !used.has(v.id)) || versions[0];
+    addRow(next.id, 0);
+    check();
+  } }, "Add version");
+  for (const x of active || [{ versionId: versions[0].id, weight: 50 }, { versionId: versions[1].id, weight: 50 }]) {
+    addRow(x.versionId, x.weight);
+  }
+  const form = h("form", { "data-testid": `${id}-form` },
+    h("table", null, h("thead", null, h("tr", null, h("th", { scope: "col" }, "Version"), h("th", { scope: "col" }, "Weight (%)"), h("th", null, ""))), body),
+    sum,
+    h("div", { className: "actions" }, add,
+      h("button", { type: "submit", className: "primary", "data-testid": `${id}-publish` }, "Publish split")));
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    if (check()) {
+      return;
+    }
+    try {
+      await request("POST", "/environment/publish", { resourceType: "prompt", resourceId: c.id, envName: e.name, split: entries() });
+      await reload(`Published a split to ${e.name}.`);
+    } catch (err) {
+      report(err);
+    }
+  });
+  check();
+  return h("details", { className: "split", open: !!active },
+    h("summary", { "data-testid": `${id}-toggle` }, active ? "Split traffic (active)" : "Split traffic between versions"), form);
+}
+
+// splitStatsTable shows the results of each variant of the active split.
+function splitStatsTable(testid, stats, titles) {
+  const ms = (v) => (v === null || v === undefined ? "—" : `${v} ms`);
+  return [h("h4", null, "Results per variant"), table(testid, [
+    { label: "Variant", cell: (v) => String(v.variant) },
+    { label: "Version", cell: (v) => h("a", { href: `#/versions/${v.versionId}` }, titles.get(v.versionId) || v.versionId) },
+    { label: "Weight", cell: (v) => `${v.weight} %` },
+    { label: "Runs", cell: (v) => String(v.runs) },
+    { label: "Errors", cell: (v) => String(v.errors) },
+    { label: "Latency p50 / p95", cell: (v) => `${ms(v.latencyP50Ms)} / ${ms(v.latencyP95Ms)}` },
+    { label: "Cost", cell: (v) => money({ total: v.cost }) },
+    { label: "Feedback", cell: (v) => (v.feedbackCount ? `${v.feedbackMean.toFixed(2)} (${v.feedbackCount})` : "—") },
+  ], stats.variants, "No runs yet.")];
 }
 
 // deleteControl deletes a custom environment after a second, explicit

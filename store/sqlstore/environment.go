@@ -9,22 +9,34 @@ import (
 )
 
 // envCols are the columns scanEnvironment reads, in order, from
-// environments e joined with canvases c.
+// environments e joined with canvases c and their active publication ap
+// (envFrom).
 const envCols = `e.id, e.name, e.is_system, e.canvas_id, c.workspace_id, e.created_by, e.created_at,
-	(SELECT p.version_id FROM publications p WHERE p.environment_id = e.id AND p.is_active)`
+	ap.version_id, ap.id, ap.split`
 
 // liveEnv joins environments e to a live canvas c of the workspace bound to
 // the first parameter.
 const liveEnv = ` FROM environments e JOIN canvases c ON c.id = e.canvas_id
 	WHERE c.workspace_id = ? AND c.deleted_at IS NULL`
 
+// envFrom is liveEnv with each environment's active publication ap, when
+// it has one (publications_one_active: at most one).
+const envFrom = ` FROM environments e JOIN canvases c ON c.id = e.canvas_id
+	LEFT JOIN publications ap ON ap.environment_id = e.id AND ap.is_active
+	WHERE c.workspace_id = ? AND c.deleted_at IS NULL`
+
 // qFindEnv reads an environment by canvas and name.
-const qFindEnv = `SELECT ` + envCols + liveEnv + ` AND e.canvas_id = ? AND e.name = ?`
+const qFindEnv = `SELECT ` + envCols + envFrom + ` AND e.canvas_id = ? AND e.name = ?`
 
 func scanEnvironment(r Row) (*env.Environment, error) {
 	e := env.Environment{ResourceType: env.ResourcePrompt}
-	return &e, r.Scan(&e.ID, &e.Name, &e.IsSystem, &e.ResourceID, &e.WorkspaceID, &e.CreatedBy,
-		&e.CreatedAt, &e.ActiveVersionID)
+	var pubID *string
+	err := r.Scan(&e.ID, &e.Name, &e.IsSystem, &e.ResourceID, &e.WorkspaceID, &e.CreatedBy,
+		&e.CreatedAt, &e.ActiveVersionID, &pubID, jsonCol{&e.Split})
+	if pubID != nil {
+		e.ActivePublicationID = *pubID
+	}
+	return &e, err
 }
 
 // CreateEnvironment inserts a custom environment of a live canvas, setting
@@ -53,7 +65,7 @@ func (s *Store) GetEnvironment(ctx context.Context, workspaceID, id string) (*en
 	var e *env.Environment
 	err := s.readAlone(ctx, func(ctx context.Context, tx *Tx) error {
 		var err error
-		e, err = scanEnvironment(tx.QueryRow(ctx, `SELECT `+envCols+liveEnv+` AND e.id = ?`, workspaceID, id))
+		e, err = scanEnvironment(tx.QueryRow(ctx, `SELECT `+envCols+envFrom+` AND e.id = ?`, workspaceID, id))
 		if errors.Is(err, ErrNoRows) {
 			return canvas.NotFound("environment")
 		}
@@ -128,7 +140,7 @@ func (s *Store) ListEnvironments(ctx context.Context, workspaceID, canvasID stri
 		if err := checkCanvas(ctx, tx, workspaceID, canvasID); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT `+envCols+liveEnv+` AND e.canvas_id = ? ORDER BY e.is_system DESC, e.name`,
+		rows, err := tx.Query(ctx, `SELECT `+envCols+envFrom+` AND e.canvas_id = ? ORDER BY e.is_system DESC, e.name`,
 			workspaceID, canvasID)
 		list, err = RowsOf(rows, err, func(r Rows) (*env.Environment, error) { return scanEnvironment(r) })
 		return err

@@ -2,7 +2,9 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
@@ -12,7 +14,7 @@ import (
 // publications p joined with environments e and versions v.
 const pubCols = `p.id, p.environment_id, e.name, e.is_system, p.version_id, v.canvas_id, v.title,
 	v.draft, v.origin_version_id, v.version_index, v.created_by, v.updated_by, v.created_at,
-	v.updated_at, p.published_at, p.published_by, p.unpublished_at, p.is_active, p.seq, ` + promotedExpr
+	v.updated_at, p.published_at, p.published_by, p.unpublished_at, p.is_active, p.seq, ` + promotedExpr + `, p.split`
 
 const pubFrom = ` FROM publications p JOIN environments e ON e.id = p.environment_id JOIN versions v ON v.id = p.version_id`
 
@@ -22,7 +24,7 @@ func scanPublication(r Row) (*env.Publication, error) {
 	err := r.Scan(&p.PublicationID, &p.EnvironmentID, &p.EnvironmentName, &p.EnvironmentIsSystem,
 		&p.VersionID, &p.PromptID, &p.Title, &draft, &p.OriginVersionID, &p.VersionIndex, &p.CreatedBy,
 		&p.UpdatedBy, &p.CreatedAt, &p.UpdatedAt, &p.PublishedAt,
-		&p.PublishedBy, &p.UnpublishedAt, &p.IsActive, &p.Seq, &promoted)
+		&p.PublishedBy, &p.UnpublishedAt, &p.IsActive, &p.Seq, &promoted, jsonCol{&p.Split})
 	p.Promoted, p.Draft = &promoted, &draft
 	return &p, err
 }
@@ -42,13 +44,17 @@ const (
 	qLockEnv   = `SELECT id FROM environments WHERE id = ?`
 	qActivePub = `SELECT ` + pubCols + pubFrom + ` WHERE p.environment_id = ? AND p.is_active`
 	// qCloseOther closes the active publication of an environment unless
-	// it is of the version bound to the last parameter.
+	// it is of the version and the split (its JSON text, '' for none)
+	// bound to the last two parameters.
 	qCloseOther = `UPDATE publications SET is_active = false, unpublished_at = ?
-		WHERE environment_id = ? AND is_active AND version_id <> ?`
-	qPubPage   = `SELECT ` + pubCols + pubFrom + ` WHERE p.environment_id = ? AND p.seq BETWEEN ? AND ? ORDER BY p.seq DESC`
-	qNextSeq   = `UPDATE environments SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq`
-	qInsertPub = `INSERT INTO publications (id, environment_id, version_id, seq, is_active, published_at, published_by)
-		VALUES (?, ?, ?, ?, true, ?, ?)`
+		WHERE environment_id = ? AND is_active AND NOT (version_id = ? AND COALESCE(split, '') = ?)`
+	// qSplitVersion reads an entry of a split as qPublishedVersion reads
+	// the first: no row unless it is a live version of the canvas.
+	qSplitVersion = `SELECT v.id FROM versions v WHERE v.id = ? AND v.canvas_id = ? AND v.deleted_at IS NULL`
+	qPubPage      = `SELECT ` + pubCols + pubFrom + ` WHERE p.environment_id = ? AND p.seq BETWEEN ? AND ? ORDER BY p.seq DESC`
+	qNextSeq      = `UPDATE environments SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq`
+	qInsertPub    = `INSERT INTO publications (id, environment_id, version_id, seq, is_active, published_at, published_by, split)
+		VALUES (?, ?, ?, ?, true, ?, ?, ?)`
 	qLastSeq = `SELECT e.last_seq` + liveEnv + ` AND e.id = ?`
 )
 
@@ -73,17 +79,25 @@ func HotCanvasQueries() (writes, reads []string) {
 	return writes, reads
 }
 
-// Publish makes the version the active publication of the environment: the
-// replaced publication gets unpublishedAt and the new one the next Seq.
-// When the version is already active nothing changes and created is false.
-// The version must be a live version of the canvas, and a custom
-// environment must exist. The job of p.Event, when a subscription takes
-// it, is written in the publish's transaction, so it commits with the
-// publication, and a publish that fails writes neither. Publishes share
-// commits where the driver groups them (SQLite's group commit: one commit
-// per publish would cap publishing at the disk's commit rate); each
-// returns only once its publication is durable.
+// Publish makes the version, or the split, the active publication of the
+// environment: the replaced publication gets unpublishedAt and the new one
+// the next Seq. When the same version and split are already active nothing
+// changes and created is false. The version must be a live version of the
+// canvas (NOT_FOUND otherwise); a split must pass env.CheckSplit and each
+// of its versions be a live version of the canvas (VALIDATION at each
+// entry that is not). A custom environment must exist. The job of p.Event,
+// when a subscription takes it, is written in the publish's transaction,
+// so it commits with the publication, and a publish that fails writes
+// neither. Publishes share commits where the driver groups them (SQLite's
+// group commit: one commit per publish would cap publishing at the disk's
+// commit rate); each returns only once its publication is durable.
 func (s *Store) Publish(ctx context.Context, p env.PublishParams) (*env.Publication, bool, error) {
+	if p.Split != nil {
+		if err := env.CheckSplit(p.Split); err != nil {
+			return nil, false, err
+		}
+		p.VersionID = p.Split[0].VersionID
+	}
 	var pub *env.Publication
 	var created bool
 	err := s.write(ctx, Publishes, func(ctx context.Context, tx *Tx) error {
@@ -97,8 +111,9 @@ func (s *Store) Publish(ctx context.Context, p env.PublishParams) (*env.Publicat
 	return pub, created, nil
 }
 
-// publishTx makes p.VersionID the active publication of the environment
-// inside tx; Publish and UpdateVersion's promotion both take this step.
+// publishTx makes p.VersionID (with p.Split, a checked split whose first
+// entry it is) the active publication of the environment inside tx;
+// Publish and UpdateVersion's promotion both take this step.
 // Production is created on demand. The environment's row is locked
 // (Dialect.ForUpdate) before the active publication is read, so that of two
 // publishes at once, in any processes, the second sees what the first
@@ -106,8 +121,19 @@ func (s *Store) Publish(ctx context.Context, p env.PublishParams) (*env.Publicat
 // one writer does the same). The replaced publication is closed with
 // unpublishedAt; the new one takes the environment's next Seq, and the job
 // of p.Event for it is written with it when a subscription takes it. When
-// the version is already active nothing changes and created is false.
+// the version and split are already active nothing changes and created is
+// false.
 func (s *Store) publishTx(ctx context.Context, tx *Tx, p env.PublishParams) (*env.Publication, bool, error) {
+	var splitText any
+	splitKey := ""
+	if p.Split != nil {
+		b, err := json.Marshal(p.Split)
+		if err != nil {
+			return nil, false, err
+		}
+		splitKey = string(b)
+		splitText = splitKey
+	}
 	e, err := ensureEnv(ctx, tx, p.WorkspaceID, p.CanvasID, p.EnvName)
 	if err != nil {
 		return nil, false, err
@@ -115,18 +141,23 @@ func (s *Store) publishTx(ctx context.Context, tx *Tx, p env.PublishParams) (*en
 	// The new publication is built from what the transaction reads and
 	// writes: reading it back would cost the publish a joined query more.
 	pub := &env.Publication{EnvironmentID: e.ID, EnvironmentName: e.Name, EnvironmentIsSystem: e.IsSystem,
-		VersionID: p.VersionID, PromptID: p.CanvasID, PublishedBy: p.By, IsActive: true}
-	// The version first, then the environment: UpdateVersion holds its
+		VersionID: p.VersionID, PromptID: p.CanvasID, PublishedBy: p.By, IsActive: true, Split: p.Split}
+	// The versions first, then the environment: UpdateVersion holds its
 	// version's row when it promotes, so this order never waits in a
 	// circle with it.
 	var promoted, draft bool
 	err = tx.QueryRow(ctx, qPublishedVersion+s.d.ForShare(), p.VersionID, p.CanvasID).Scan(&pub.Title, &draft,
 		&pub.OriginVersionID, &pub.VersionIndex, &pub.CreatedBy, &pub.UpdatedBy, &pub.CreatedAt,
 		&pub.UpdatedAt, &promoted)
-	if errors.Is(err, ErrNoRows) {
+	if errors.Is(err, ErrNoRows) && p.Split == nil {
 		return nil, false, canvas.NotFound("version")
-	} else if err != nil {
+	} else if err != nil && !errors.Is(err, ErrNoRows) {
 		return nil, false, err
+	}
+	if p.Split != nil {
+		if err := s.lockSplit(ctx, tx, p, errors.Is(err, ErrNoRows)); err != nil {
+			return nil, false, err
+		}
 	}
 	// Whether a subscription takes the event is read before the lock, so
 	// that the lock is held for the fewest statements.
@@ -142,8 +173,8 @@ func (s *Store) publishTx(ctx context.Context, tx *Tx, p env.PublishParams) (*en
 	}
 	// After the lock, a statement of READ COMMITTED sees every publish
 	// committed before it began. The active publication of another version
-	// is closed; when none was, the version may be active already.
-	closed, err := tx.Exec(ctx, qCloseOther, tx.Now, e.ID, p.VersionID)
+	// or split is closed; when none was, it may be active already.
+	closed, err := tx.Exec(ctx, qCloseOther, tx.Now, e.ID, p.VersionID, splitKey)
 	if err != nil {
 		return nil, false, err
 	} else if closed == 0 {
@@ -158,7 +189,7 @@ func (s *Store) publishTx(ctx context.Context, tx *Tx, p env.PublishParams) (*en
 		return nil, false, err
 	}
 	pub.PublicationID, pub.PublishedAt = tx.NewID(), tx.Now
-	if _, err := tx.Exec(ctx, qInsertPub, pub.PublicationID, e.ID, p.VersionID, pub.Seq, tx.Now, p.By); err != nil {
+	if _, err := tx.Exec(ctx, qInsertPub, pub.PublicationID, e.ID, p.VersionID, pub.Seq, tx.Now, p.By, splitText); err != nil {
 		return nil, false, err
 	}
 	// Publishing to production promotes the version; elsewhere it stays as
@@ -171,6 +202,35 @@ func (s *Store) publishTx(ctx context.Context, tx *Tx, p env.PublishParams) (*en
 		}
 	}
 	return pub, true, nil
+}
+
+// lockSplit reads the entries of p.Split after the first FOR SHARE, as
+// the first was read, so that none can be deleted before the publication
+// commits; firstMissing says that the first was not a live version. Every
+// entry that is not a live version of the canvas is VALIDATION at its
+// pointer.
+func (s *Store) lockSplit(ctx context.Context, tx *Tx, p env.PublishParams, firstMissing bool) error {
+	var details []canvas.Detail
+	missing := func(i int) {
+		details = append(details, canvas.Detail{Path: fmt.Sprintf("/json/split/%d/versionId", i),
+			Message: "must be a live version of the canvas"})
+	}
+	if firstMissing {
+		missing(0)
+	}
+	for i, en := range p.Split[1:] {
+		var id string
+		err := tx.QueryRow(ctx, qSplitVersion+s.d.ForShare(), en.VersionID, p.CanvasID).Scan(&id)
+		if errors.Is(err, ErrNoRows) {
+			missing(i + 1)
+		} else if err != nil {
+			return err
+		}
+	}
+	if len(details) > 0 {
+		return canvas.Invalid("The split names versions that cannot be published.", details...)
+	}
+	return nil
 }
 
 // subscribed says whether a subscription of the canvas takes p.Event
@@ -210,6 +270,15 @@ func (s *Store) unpublishProduction(ctx context.Context, tx *Tx, canvasID, versi
 	_, err = tx.Exec(ctx, `UPDATE publications SET is_active = false, unpublished_at = ?
 		WHERE is_active AND version_id = ? AND environment_id = ?`, tx.Now, versionID, envID)
 	return err
+}
+
+// GetPublication returns a publication of the environment envID of a live
+// canvas of the workspace.
+func (s *Store) GetPublication(ctx context.Context, workspaceID, envID, id string) (*env.Publication, error) {
+	return getOne(ctx, s, "publication", scanPublication, `SELECT `+pubCols+pubFrom+`
+		JOIN canvases c ON c.id = e.canvas_id
+		WHERE c.workspace_id = ? AND c.deleted_at IS NULL AND p.environment_id = ? AND p.id = ?`,
+		workspaceID, envID, id)
 }
 
 // ListPublications returns one page of an environment's history, newest

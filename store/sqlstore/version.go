@@ -344,7 +344,7 @@ func mergeConfiguration(stored string, patch json.RawMessage) (string, error) {
 }
 
 // DeleteVersion soft-deletes a live version; a version that is the active
-// publication of any environment is CONFLICT.
+// publication of any environment, or an entry of its split, is CONFLICT.
 func (s *Store) DeleteVersion(ctx context.Context, p canvas.DeleteVersionParams) error {
 	workspaceID, id, by := p.WorkspaceID, p.ID, p.By
 	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
@@ -355,8 +355,13 @@ func (s *Store) DeleteVersion(ctx context.Context, p canvas.DeleteVersionParams)
 			return err
 		}
 		var published bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM publications WHERE version_id = ? AND is_active)`,
-			id).Scan(&published); err != nil {
+		// An entry of an active split after the first is found in the
+		// split's JSON, among the publications of the version's canvas.
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM publications WHERE version_id = ? AND is_active)
+			OR EXISTS (SELECT 1 FROM versions v JOIN environments e ON e.canvas_id = v.canvas_id
+				JOIN publications p ON p.environment_id = e.id AND p.is_active
+				WHERE v.id = ? AND p.split LIKE ?)`,
+			id, id, `%"versionId":"`+id+`"%`).Scan(&published); err != nil {
 			return err
 		} else if published {
 			return canvas.Errorf(canvas.ECONFLICT, "The version is published to an environment; publish another version there first.")

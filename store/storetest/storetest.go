@@ -52,6 +52,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Run("Purge", func(t *testing.T) { testPurge(t, newStore) })
 	t.Run("Review", func(t *testing.T) { testReview(t, newStore) })
 	t.Run("Composition", func(t *testing.T) { testComposition(t, newStore) })
+	t.Run("Splits", func(t *testing.T) { testSplits(t, newStore) })
 }
 
 // fixture is a fresh store with one workspace, and helpers that create

@@ -128,6 +128,8 @@ func TestWire_Answers(t *testing.T) {
 		"Environment":           func(t *testing.T) { roundTrip[wire.Environment](t, filled[env.Environment]()) },
 		"Publication":           func(t *testing.T) { roundTrip[wire.Publication](t, filled[env.Publication]()) },
 		"Run":                   func(t *testing.T) { roundTrip[wire.Run](t, filled[completion.Run]()) },
+		"Feedback":              func(t *testing.T) { roundTrip[wire.Feedback](t, filled[completion.Feedback]()) },
+		"SplitStats":            func(t *testing.T) { roundTrip[wire.SplitStats](t, filled[env.SplitStats]()) },
 		"Response":              func(t *testing.T) { roundTrip[wire.Response](t, filled[completion.Response]()) },
 		"RunTotals":             func(t *testing.T) { roundTrip[wire.RunTotals](t, filled[completion.Totals]()) },
 		"Upload":                func(t *testing.T) { roundTrip[wire.Upload](t, filled[vault.Upload]()) },
