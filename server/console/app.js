@@ -20,6 +20,7 @@ import { projectsView } from "./projects.js";
 import { credentialsView } from "./credentials.js";
 import { modelsView } from "./models.js";
 import { reviewView } from "./review.js";
+import { experimentsView, experimentView } from "./experiments.js";
 
 // routes map a hash path to a view; a view is an async function that
 // returns the node to show.
@@ -36,6 +37,8 @@ const routes = [
   [/^\/canvases\/([^/]+)\/playground(?:\/(version|environment)\/([^/]+))?$/, (m) => playgroundView(m[1], m[2], m[3] && decodeURIComponent(m[3]))],
   [/^\/playground$/, () => playgroundView()],
   [/^\/canvases\/([^/]+)\/review(?:\/(pending|reviewed|all))?$/, (m) => reviewView(m[1], m[2])],
+  [/^\/canvases\/([^/]+)\/experiments$/, (m) => experimentsView(m[1])],
+  [/^\/experiments\/([^/]+)$/, (m) => experimentView(m[1])],
   [/^\/versions\/([^/]+)$/, (m) => versionView(m[1])],
   [/^\/versions\/([^/]+)\/new$/, (m) => newVersionView(m[1])],
   [/^\/runs\/([^/]+)$/, (m) => runView(decodeURIComponent(m[1]))],

@@ -103,7 +103,8 @@ export async function canvasView(id) {
       h("a", { className: "button primary", href: `#/canvases/${c.id}/new-version`, id: "new-version", "data-testid": "new-version" }, "New version"),
       h("a", { className: "button", href: `#/canvases/${c.id}/environments`, id: "open-environments", "data-testid": "open-environments" }, "Environments"),
       h("a", { className: "button", href: `#/canvases/${c.id}/playground`, id: "open-playground", "data-testid": "open-playground" }, "Playground"),
-      h("a", { className: "button", href: `#/canvases/${c.id}/review`, id: "open-review", "data-testid": "open-review" }, "Review")),
+      h("a", { className: "button", href: `#/canvases/${c.id}/review`, id: "open-review", "data-testid": "open-review" }, "Review"),
+      h("a", { className: "button", href: `#/canvases/${c.id}/experiments`, id: "open-experiments", "data-testid": "open-experiments" }, "Experiments")),
     h("h3", null, "Versions"),
     table("versions-table", [
       { label: "#", cell: (v) => String(v.versionIndex || "") },

@@ -53,3 +53,8 @@ export function runSum(sum) {
   const unpriced = sum.unpriced ? `, ${sum.unpriced} without a price` : "";
   return `${money(sum.cost)} (${runs}, ${sum.inputTokens} input and ${sum.outputTokens} output tokens${unpriced})`;
 }
+
+// plural counts n things: "1 test case", "2 test cases".
+export function plural(n, one, many) {
+  return `${n} ${n === 1 ? one : many}`;
+}
