@@ -151,6 +151,7 @@ func (s *Service) prepare(ctx context.Context, p *canvas.Principal, params RunPa
 		ID: s.newID(), WorkspaceID: p.WorkspaceID, Kind: KindCompletion, CanvasID: params.CanvasID,
 		VersionID: ver.ID, EnvironmentName: envName, ApplicationID: params.ApplicationID, Includes: includes,
 		Model: rr.Model, Status: StatusQueued, Async: params.Async || params.WebhookURL != "",
+		Stream:    params.Stream != nil && !params.Async && params.WebhookURL == "",
 		Variables: params.Variables, Request: *rr, WebhookURL: params.WebhookURL, ForwardHeaders: params.ForwardHeaders,
 		CreatedBy: p.Actor(), CreatedAt: now, UpdatedAt: now,
 	}, nil
