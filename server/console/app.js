@@ -52,6 +52,30 @@ const routes = [
   [/^\/models$/, () => modelsView()],
 ];
 
+// lastPageKey is where the path of the last page shown is kept (in
+// localStorage, so that a new tab opens there too); startPage is the
+// page shown when there is none.
+const lastPageKey = "promptcanvas.lastPage";
+const startPage = "/canvases";
+
+// lastPage returns the path of the last page shown, or startPage.
+function lastPage() {
+  try {
+    return localStorage.getItem(lastPageKey) || startPage;
+  } catch {
+    return startPage; // storage refused (a private window's policy)
+  }
+}
+
+// remember keeps path as the last page shown.
+function remember(path) {
+  try {
+    localStorage.setItem(lastPageKey, path);
+  } catch {
+    // Storage refused: the console opens on startPage next time.
+  }
+}
+
 const view = document.getElementById("view");
 const signInSection = document.getElementById("sign-in");
 const nav = document.getElementById("nav");
@@ -66,7 +90,7 @@ async function render() {
     document.getElementById("api-key").focus();
     return;
   }
-  const path = location.hash.replace(/^#/, "") || "/applications";
+  const path = location.hash.replace(/^#/, "") || lastPage();
   const token = Symbol("render");
   render.current = token;
   view.setAttribute("aria-busy", "true");
@@ -74,6 +98,9 @@ async function render() {
   try {
     const route = routes.find(([re]) => re.test(path));
     node = route ? await route[1](path.match(route[0])) : errorBox(new Error(`No page at ${path}.`));
+    if (route) {
+      remember(path);
+    }
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
       signOut();
@@ -125,7 +152,7 @@ document.getElementById("sign-in-form").addEventListener("submit", async (ev) =>
   }
   input.value = "";
   if (!location.hash || location.hash === "#") {
-    location.hash = "#/applications";
+    location.hash = `#${lastPage()}`;
   }
   render();
 });

@@ -8,7 +8,7 @@
 
 import { request, query, loadCanvas, listAll } from "./api.js";
 import { h, table, when, badge, errorBox } from "./dom.js";
-import { money, show, plural } from "./format.js";
+import { money, show, plural, versionLabel } from "./format.js";
 import { loadChoices, modelPicker } from "./picker.js";
 
 // evaluatorTypes are the types an experiment's evaluator may have.
@@ -33,14 +33,6 @@ const refreshMs = 1000;
 // terminal reports whether an experiment's status is final.
 function terminal(status) {
   return status === "completed" || status === "failed" || status === "cancelled";
-}
-
-// versionLabel names a version by its position and title.
-function versionLabel(v) {
-  if (!v) {
-    return "";
-  }
-  return `${v.versionIndex ? `#${v.versionIndex} ` : ""}${v.title || v.id}`;
 }
 
 // percent formats a rate 0..1, or a dash.
