@@ -66,7 +66,7 @@ export async function testCasesView(canvasId) {
 // versionSelect is a select of the canvas's versions, the newest first.
 function versionSelect(id, versions) {
   return h("select", { id, "data-testid": id },
-    [...versions].reverse().map((v) => h("option", { value: v.id }, `${v.title || v.id}${v.draft ? " (draft)" : ""}`)));
+    [...versions].reverse().map((v) => h("option", { value: v.id }, `${versionLabel(v)}${v.draft ? " (draft)" : ""}`)));
 }
 
 // runPanel runs a tag's test cases, or all of them, against a version and
@@ -449,14 +449,14 @@ function generationsTable(testid, gens, state) {
     return h("p", { className: "hint", "data-testid": `${testid}-empty` }, "No generations yet.");
   }
   const cases = new Map(state.cases.map((tc) => [tc.id, tc]));
-  const versions = new Map(state.versions.map((v) => [v.id, v.title]));
+  const versions = new Map(state.versions.map((v) => [v.id, versionLabel(v)]));
   return h("table", { "data-testid": testid },
     h("thead", null, h("tr", null, ["Test case", "Version", "Result", "Output and expected output", "Latency", "Created"].map((l) => h("th", { scope: "col" }, l)))),
     h("tbody", null, gens.map((g) => {
       const tc = cases.get(g.testCaseId);
       return h("tr", { "data-testid": `generation-${g.id}`, "data-status": g.status, "data-passed": g.passed === undefined || g.passed === null ? "" : String(g.passed) },
         h("td", null, tc ? text(tc.title) : h("span", { className: "mono" }, g.testCaseId)),
-        h("td", null, versions.get(g.promptVersionId) || h("span", { className: "mono" }, g.promptVersionId.slice(0, 8))),
+        h("td", null, h("a", { href: `#/versions/${g.promptVersionId}` }, versions.get(g.promptVersionId) || g.promptVersionId)),
         h("td", null, verdict(g), g.error ? h("div", { className: "error" }, `${g.error.code}: ${g.error.message}`) : null),
         h("td", null, h("div", { className: "side-by-side" },
           h("div", null, h("h4", null, "Output"), h("pre", { className: "body", "data-testid": "gen-output" }, show(g.output))),
