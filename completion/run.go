@@ -54,6 +54,9 @@ type Run struct {
 	// workflow version (Kind KindWorkflow); ID is then its execution id.
 	WorkflowStatus string `json:"workflowStatus,omitempty"`
 	Async          bool   `json:"async"`
+	// Stream says that the answer was streamed to the caller as it came
+	// (the request's stream: true); an asynchronous run is never streamed.
+	Stream bool `json:"stream"`
 	// Variables are the values the version was rendered with, kept so
 	// that a test case can be made of the run.
 	Variables map[string]any `json:"variables,omitempty"`

@@ -164,6 +164,7 @@ func (s *Service) prepare(ctx context.Context, p *canvas.Principal, params RunPa
 		VersionID: ver.ID, EnvironmentName: by.envName, PublicationID: by.publicationID, Variant: by.variant,
 		ApplicationID: params.ApplicationID, Includes: includes,
 		Model: rr.Model, Status: StatusQueued, Async: params.Async || params.WebhookURL != "",
+		Stream:    params.Stream != nil && !params.Async && params.WebhookURL == "",
 		Variables: params.Variables, Request: *rr, WebhookURL: params.WebhookURL, ForwardHeaders: params.ForwardHeaders,
 		CreatedBy: p.Actor(), CreatedAt: now, UpdatedAt: now,
 	}, nil

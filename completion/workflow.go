@@ -34,6 +34,7 @@ func (s *Service) runWorkflow(ctx context.Context, params RunParams, ver *canvas
 	}
 	run := workflowRun(ver.WorkspaceID, res)
 	run.ApplicationID, run.WebhookURL, run.Async = params.ApplicationID, params.WebhookURL, async
+	run.Stream = params.Stream != nil && !async
 	if async {
 		run.Status, run.Result, run.Error, run.CompletedAt = StatusQueued, nil, nil, nil
 		return run, nil

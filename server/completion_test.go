@@ -302,6 +302,13 @@ func TestCompletion_Stream(t *testing.T) {
 		rec := e.Do(http.MethodGet, completionsPath+"/"+id, e.Editor, nil).Map(t)
 		assert.Equal(t, completion.StatusCompleted, rec["status"])
 		assert.Equal(t, "Prompt 1 for Ada Lovelace", completionText(t, rec["result"].(map[string]any)))
+		assert.Equal(t, true, rec["stream"], "the run says it was streamed")
+		assert.Equal(t, false, rec["async"])
+
+		sync := e.Do(http.MethodPost, completionsPath, e.Editor, merged(body, map[string]any{"stream": false}))
+		require.Equal(t, http.StatusOK, sync.Status, "%s", sync.Body)
+		rec = e.Do(http.MethodGet, completionsPath+"/"+sync.Map(t)["id"].(string), e.Editor, nil).Map(t)
+		assert.Equal(t, false, rec["stream"], "a run answered whole was not streamed")
 	})
 	t.Run("ErrorBeforeFirstByte", func(t *testing.T) {
 		r := e.Do(http.MethodPost, completionsPath, e.Editor, merged(body, map[string]any{"variables": map[string]any{}}))

@@ -65,7 +65,7 @@ func TestConsole_Review(t *testing.T) {
 		runs := browserRun(t, b, chromedp.Evaluate[[]string](
 			`[...document.querySelectorAll("[data-testid=review-items] article")].map(a => a.dataset.run)`))
 		assert.ElementsMatch(t, []string{ada, bob}, runs)
-		assert.Equal(t, "2 item(s)", pageText(t, b, `[data-testid="review-total"]`))
+		assert.Equal(t, "2 items", pageText(t, b, `[data-testid="review-total"]`))
 		assert.Contains(t, pageText(t, b, `[data-testid="review-output-`+items[ada]+`"]`), "Ada")
 		assert.Equal(t, "2", pageText(t, b, `[data-testid="stats-pending-`+v+`"]`))
 	})

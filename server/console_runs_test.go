@@ -241,7 +241,7 @@ func TestConsole_RunsTestCasesFilesKeys(t *testing.T) {
 		b.Do(t,
 			chromedp.WaitVisible(chromedp.CSS(`#tc-title`)),
 			chromedp.SendKeys(chromedp.CSS(`#tc-title`), "Greets Ada"),
-			chromedp.SetValue(chromedp.CSS(`#tc-variables`), `{"name": "Ada"}`),
+			chromedp.SetValue(chromedp.CSS(`#tc-var-0`), "Ada"),
 			chromedp.SendKeys(chromedp.CSS(`#tc-expected`), "Prompt 2 for Ada"),
 			chromedp.SendKeys(chromedp.CSS(`#tc-new-tag`), "smoke"),
 			chromedp.Click(chromedp.CSS(`#tc-save`)),
@@ -270,7 +270,7 @@ func TestConsole_RunsTestCasesFilesKeys(t *testing.T) {
 
 		b.Do(t,
 			chromedp.SendKeys(chromedp.CSS(`#tc-title`), "Greets Bob"),
-			chromedp.SetValue(chromedp.CSS(`#tc-variables`), `{"name": "Bob"}`),
+			chromedp.SetValue(chromedp.CSS(`#tc-var-0`), "Bob"),
 			chromedp.SendKeys(chromedp.CSS(`#tc-expected`), "Prompt 2 for Bob"),
 			chromedp.Click(chromedp.CSS(`[data-testid="tc-tag-smoke"]`)),
 			chromedp.Click(chromedp.CSS(`#tc-save`)),

@@ -200,6 +200,8 @@ func TestConsole_EventsTab(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#api-key`)),
 		chromedp.SendKeys(chromedp.CSS(`#api-key`), e.Admin),
 		chromedp.Click(chromedp.CSS(`#sign-in-button`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="canvases-count"]`)),
+		chromedp.Click(chromedp.CSS(`#nav-applications`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="application-link-`+appID+`"]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid="application-link-`+appID+`"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#tab-events`)),
@@ -296,6 +298,8 @@ func TestConsole_Views(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#api-key`)),
 		chromedp.SendKeys(chromedp.CSS(`#api-key`), e.Admin),
 		chromedp.Click(chromedp.CSS(`#sign-in-button`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="canvases-count"]`)),
+		chromedp.Click(chromedp.CSS(`#nav-applications`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="applications-table-empty"]`)),
 	)
 
@@ -503,7 +507,8 @@ func TestConsole_WorkflowRuns(t *testing.T) {
 	)
 	row := browserRun(t, b, chromedp.Evaluate[string](`document.querySelector('[data-testid="run-link-`+review+`"]').closest("tr").textContent`))
 	assert.Contains(t, row, workflow.StatusWaitingForReview)
-	assert.Contains(t, row, workflow.EnvCraftPreview)
+	assert.Contains(t, row, "a preview", "the surface that started it, in words")
+	assert.NotContains(t, row, workflow.EnvCraftPreview)
 
 	t.Run("ApproveReview", func(t *testing.T) {
 		b.Do(t,
@@ -514,6 +519,9 @@ func TestConsole_WorkflowRuns(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(`#run-status[data-status="completed"]`)),
 		)
 		assert.Equal(t, "Published: Draft for Ada", browserRun(t, b, chromedp.Text(chromedp.CSS(`#run-output`))))
+		assert.Equal(t, "a preview", pageText(t, b, `[data-testid="run-surface"]`))
+		assert.Equal(t, "Flows", pageText(t, b, `[data-testid="run-canvas"]`), "the canvas by its title")
+		assert.Regexp(t, `^#\d+ `, pageText(t, b, `[data-testid="run-version"]`), "the version by its number")
 		stepRows := browserRun(t, b, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="steps-table"] tbody tr')]
 			.map(tr => tr.cells[0].querySelector(".mono").textContent + "|" + tr.cells[2].textContent)`))
 		assert.Equal(t, []string{"start|completed", "draft|completed", "check|completed", "published|completed", "revise|skipped"},

@@ -216,6 +216,8 @@ type Run struct {
 	// workflow version.
 	WorkflowStatus string `json:"workflowStatus,omitempty"`
 	Async          bool   `json:"async"`
+	// Stream says that the answer was streamed to the caller as it came.
+	Stream bool `json:"stream"`
 	// Variables are the values the version was rendered with.
 	Variables map[string]any `json:"variables,omitempty"`
 	Request   ModelRequest   `json:"request"`

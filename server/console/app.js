@@ -20,6 +20,7 @@ import { projectsView } from "./projects.js";
 import { credentialsView } from "./credentials.js";
 import { modelsView } from "./models.js";
 import { reviewView } from "./review.js";
+import { experimentsView, experimentView } from "./experiments.js";
 
 // routes map a hash path to a view; a view is an async function that
 // returns the node to show.
@@ -36,6 +37,8 @@ const routes = [
   [/^\/canvases\/([^/]+)\/playground(?:\/(version|environment)\/([^/]+))?$/, (m) => playgroundView(m[1], m[2], m[3] && decodeURIComponent(m[3]))],
   [/^\/playground$/, () => playgroundView()],
   [/^\/canvases\/([^/]+)\/review(?:\/(pending|reviewed|all))?$/, (m) => reviewView(m[1], m[2])],
+  [/^\/canvases\/([^/]+)\/experiments$/, (m) => experimentsView(m[1])],
+  [/^\/experiments\/([^/]+)$/, (m) => experimentView(m[1])],
   [/^\/versions\/([^/]+)$/, (m) => versionView(m[1])],
   [/^\/versions\/([^/]+)\/new$/, (m) => newVersionView(m[1])],
   [/^\/runs\/([^/]+)$/, (m) => runView(decodeURIComponent(m[1]))],
@@ -48,6 +51,30 @@ const routes = [
   [/^\/credentials$/, () => credentialsView()],
   [/^\/models$/, () => modelsView()],
 ];
+
+// lastPageKey is where the path of the last page shown is kept (in
+// localStorage, so that a new tab opens there too); startPage is the
+// page shown when there is none.
+const lastPageKey = "promptcanvas.lastPage";
+const startPage = "/canvases";
+
+// lastPage returns the path of the last page shown, or startPage.
+function lastPage() {
+  try {
+    return localStorage.getItem(lastPageKey) || startPage;
+  } catch {
+    return startPage; // storage refused (a private window's policy)
+  }
+}
+
+// remember keeps path as the last page shown.
+function remember(path) {
+  try {
+    localStorage.setItem(lastPageKey, path);
+  } catch {
+    // Storage refused: the console opens on startPage next time.
+  }
+}
 
 const view = document.getElementById("view");
 const signInSection = document.getElementById("sign-in");
@@ -63,7 +90,7 @@ async function render() {
     document.getElementById("api-key").focus();
     return;
   }
-  const path = location.hash.replace(/^#/, "") || "/applications";
+  const path = location.hash.replace(/^#/, "") || lastPage();
   const token = Symbol("render");
   render.current = token;
   view.setAttribute("aria-busy", "true");
@@ -71,6 +98,9 @@ async function render() {
   try {
     const route = routes.find(([re]) => re.test(path));
     node = route ? await route[1](path.match(route[0])) : errorBox(new Error(`No page at ${path}.`));
+    if (route) {
+      remember(path);
+    }
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
       signOut();
@@ -122,7 +152,7 @@ document.getElementById("sign-in-form").addEventListener("submit", async (ev) =>
   }
   input.value = "";
   if (!location.hash || location.hash === "#") {
-    location.hash = "#/applications";
+    location.hash = `#${lastPage()}`;
   }
   render();
 });

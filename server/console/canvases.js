@@ -4,7 +4,7 @@
 import { request, query, loadCanvas, runTotals } from "./api.js";
 import { h, table, when, badge, errorBox } from "./dom.js";
 import { runsPanel } from "./runs.js";
-import { money } from "./format.js";
+import { money, plural, versionLabel } from "./format.js";
 
 // canvasesView lists the workspace's canvases with a search box and the
 // form that creates one. The list API has no search, so the filter runs
@@ -27,7 +27,7 @@ export async function canvasesView() {
       const hay = [c.title, c.id, ...(c.customTags || [])].join(" ").toLowerCase();
       return words.every((w) => hay.includes(w));
     });
-    count.textContent = words.length ? `${rows.length} of ${all.length}` : `${all.length} canvases`;
+    count.textContent = words.length ? `${rows.length} of ${all.length}` : plural(all.length, "canvas", "canvases");
     holder.replaceChildren(table("canvases-table", [
       { label: "Title", cell: (c) => h("a", { href: `#/canvases/${c.id}`, "data-testid": `canvas-link-${c.id}` }, c.title || c.id) },
       { label: "Promoted version", cell: (c) => (c.promotedVersion ? versionLink(c.promotedVersion) : "—") },
@@ -93,7 +93,7 @@ export async function canvasView(id) {
   // Only workflow versions have runs: a canvas without one is not asked
   // for them (and a server without workflows is never asked).
   const runs = list.some((v) => v.isWorkflow)
-    ? await runsPanel(c.id, titles)
+    ? await runsPanel(c.id, new Map(list.map((v) => [v.id, versionLabel(v)])))
     : h("p", { className: "hint", "data-testid": "runs-none" }, "No workflow versions, so no runs.");
   return h("section", { "aria-labelledby": "canvas-title" },
     h("p", null, h("a", { href: "#/canvases" }, "← Canvases")),
@@ -103,7 +103,8 @@ export async function canvasView(id) {
       h("a", { className: "button primary", href: `#/canvases/${c.id}/new-version`, id: "new-version", "data-testid": "new-version" }, "New version"),
       h("a", { className: "button", href: `#/canvases/${c.id}/environments`, id: "open-environments", "data-testid": "open-environments" }, "Environments"),
       h("a", { className: "button", href: `#/canvases/${c.id}/playground`, id: "open-playground", "data-testid": "open-playground" }, "Playground"),
-      h("a", { className: "button", href: `#/canvases/${c.id}/review`, id: "open-review", "data-testid": "open-review" }, "Review")),
+      h("a", { className: "button", href: `#/canvases/${c.id}/review`, id: "open-review", "data-testid": "open-review" }, "Review"),
+      h("a", { className: "button", href: `#/canvases/${c.id}/experiments`, id: "open-experiments", "data-testid": "open-experiments" }, "Experiments")),
     h("h3", null, "Versions"),
     table("versions-table", [
       { label: "#", cell: (v) => String(v.versionIndex || "") },

@@ -49,7 +49,29 @@ export function runSum(sum) {
   if (!sum || !sum.count) {
     return "—";
   }
-  const runs = sum.count === 1 ? "1 run" : `${sum.count} runs`;
   const unpriced = sum.unpriced ? `, ${sum.unpriced} without a price` : "";
-  return `${money(sum.cost)} (${runs}, ${sum.inputTokens} input and ${sum.outputTokens} output tokens${unpriced})`;
+  return `${money(sum.cost)} (${plural(sum.count, "run", "runs")}, ${sum.inputTokens} input and ${plural(sum.outputTokens, "output token", "output tokens")}${unpriced})`;
+}
+
+// versionLabel names a version by its position and title ("#2 Shorter"),
+// or its id when it has neither.
+export function versionLabel(v) {
+  if (!v) {
+    return "";
+  }
+  return `${v.versionIndex ? `#${v.versionIndex} ` : ""}${v.title || v.id}`;
+}
+
+// surfaces names the surfaces a workflow run is started from, as the API
+// records them (its environment field).
+const surfaces = { api: "the API", "craft-preview": "a preview", "test-case": "a test case", workstation: "the workstation" };
+
+// surface says what started a workflow run, from its environment field.
+export function surface(env) {
+  return surfaces[env] || text(env);
+}
+
+// plural counts n things: "1 test case", "2 test cases".
+export function plural(n, one, many) {
+  return `${n} ${n === 1 ? one : many}`;
 }

@@ -4,6 +4,8 @@
 // shows its name, action and step status; activating it (click, Enter or
 // Space) shows its step in the steps table.
 
+import { plural } from "./format.js";
+
 const svgNS = "http://www.w3.org/2000/svg";
 
 // Layout sizes, in SVG units.
@@ -109,7 +111,7 @@ export function runGraph(graph) {
   const svg = el("svg", {
     viewBox: `0 0 ${width} ${height}`, width, height, class: "graph", role: "img",
     "aria-labelledby": "graph-title", "data-testid": "run-graph",
-  }, el("title", { id: "graph-title" }, `Workflow graph: ${nodes.length} steps in ${columns.length} layers`),
+  }, el("title", { id: "graph-title" }, `Workflow graph: ${plural(nodes.length, "step", "steps")} in ${plural(columns.length, "layer", "layers")}`),
   el("defs", null, el("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" },
     el("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "graph-arrow" }))));
 

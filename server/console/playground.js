@@ -9,9 +9,7 @@ import { h, errorBox, submitOnCtrlEnter } from "./dom.js";
 import { money } from "./format.js";
 import { loadChoices, modelPicker } from "./picker.js";
 import { toolCallsTable } from "./runlist.js";
-
-// compatibilityDate is the x-compatibility-date the file calls send.
-const compatibilityDate = "2025-01-01";
+import { variableField } from "./variables.js";
 
 // playgroundView is the playground. Without canvasId it asks for a canvas;
 // kind ("version" or "environment") and target preselect what runs.
@@ -79,7 +77,7 @@ async function canvasPicker() {
 function runForm(c, kind, target, version, choices) {
   const cfg = version.configuration || {};
   const vars = version.variables || [];
-  const fields = vars.map(variableField);
+  const fields = vars.map((v, i) => variableField(v, i));
   const picker = modelPicker("playground", choices, { provider: cfg.provider, credentialId: cfg.credentialId, model: cfg.model });
   const extra = h("textarea", { id: "playground-message", rows: "2", "data-testid": "playground-message" });
   const stream = h("input", { type: "checkbox", id: "playground-stream", checked: true, "data-testid": "playground-stream" });
@@ -431,108 +429,4 @@ function parseEvent(block) {
     }
   }
   return { name, data: data.join("\n") };
-}
-
-// variableField builds the input of one variable by its type. check
-// returns the problem with the value on screen, or ""; value returns what
-// the completion is sent (undefined when the field is left empty),
-// uploading files first.
-function variableField(v, i) {
-  const id = `var-${i}`;
-  const label = h("label", { for: id }, h("span", { className: "mono" }, v.name), v.required ? " (required)" : "", h("span", { className: "hint" }, ` ${v.type}`));
-  const hint = v.description ? h("p", { className: "hint", id: `${id}-hint` }, v.description) : null;
-  const err = h("p", { className: "error", id: `${id}-error`, "data-testid": `var-error-${v.name}`, "aria-live": "polite" });
-  const describedBy = [v.description ? `${id}-hint` : "", `${id}-error`].filter(Boolean).join(" ");
-  let input;
-  let read;
-  switch (v.type) {
-    case "number":
-      input = h("input", { id, type: "number", step: "any", "aria-describedby": describedBy });
-      read = () => (input.value === "" ? undefined : Number(input.value));
-      break;
-    case "boolean":
-      input = h("input", { id, type: "checkbox", "aria-describedby": describedBy });
-      read = () => input.checked;
-      break;
-    case "json":
-      input = h("textarea", { id, rows: "3", className: "code", spellcheck: "false", "aria-describedby": describedBy, placeholder: '{"key": "value"}' });
-      read = () => (input.value.trim() === "" ? undefined : JSON.parse(input.value));
-      break;
-    case "file":
-      input = h("input", { id, type: "file", multiple: true, "aria-describedby": describedBy });
-      read = undefined;
-      break;
-    default:
-      input = h("input", { id, type: "text", size: "60", "aria-describedby": describedBy });
-      read = () => (input.value === "" ? undefined : input.value);
-  }
-  input.setAttribute("data-testid", `var-input-${v.name}`);
-  input.setAttribute("name", v.name);
-  const check = () => {
-    let problem = "";
-    if (v.type === "json" && input.value.trim() !== "") {
-      try {
-        JSON.parse(input.value);
-      } catch (e) {
-        problem = `${v.name} is not valid JSON: ${e.message}.`;
-      }
-    } else if (v.type === "number" && input.value === "" && input.validity && input.validity.badInput) {
-      problem = `${v.name} must be a number.`;
-    }
-    if (!problem && v.required && v.type !== "boolean") {
-      const empty = v.type === "file" ? input.files.length === 0 : input.value.trim() === "";
-      if (empty) {
-        problem = `${v.name} is required.`;
-      }
-    }
-    err.textContent = problem;
-    input.setAttribute("aria-invalid", problem ? "true" : "false");
-    return problem;
-  };
-  input.addEventListener(v.type === "file" || v.type === "boolean" ? "change" : "input", () => {
-    if (input.getAttribute("aria-invalid") === "true") {
-      check();
-    }
-  });
-  const value = async (progress) => {
-    if (v.type !== "file") {
-      return read();
-    }
-    const files = [...input.files];
-    if (!files.length) {
-      return undefined;
-    }
-    const refs = [];
-    for (const f of files) {
-      progress(`Uploading ${f.name}…`);
-      refs.push({ file_url: `vault://${await upload(f)}` });
-    }
-    return refs.length === 1 ? refs[0] : refs;
-  };
-  return { name: v.name, check, value, nodes: [label, h("div", null, input, hint, err)] };
-}
-
-// upload sends a file in the two steps of the files API: POST /v3/files
-// for an id and an upload URL, then PUT of the bytes there. The URL is
-// used by its path and query on this origin: the console is served by the
-// same server, and its Content-Security-Policy allows no other origin
-// (the server's base URL may name another host, a proxy's say).
-async function upload(file) {
-  const created = await request("POST", "/v3/files", { fileName: file.name }, { "x-compatibility-date": compatibilityDate });
-  const url = new URL(created.uploadUrl, location.href);
-  const resp = await fetch(url.pathname + url.search, {
-    method: "PUT", credentials: "omit", cache: "no-store",
-    headers: { "Content-Type": file.type || "application/octet-stream" },
-    body: file,
-  });
-  if (!resp.ok) {
-    let data = null;
-    try {
-      data = await resp.json();
-    } catch {
-      data = null;
-    }
-    throw new ApiError(resp.status, data);
-  }
-  return created.id;
 }

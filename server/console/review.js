@@ -5,6 +5,7 @@
 
 import { request, query } from "./api.js";
 import { h, table, when, errorBox, badge } from "./dom.js";
+import { plural } from "./format.js";
 
 // reviewView shows the queue of canvasId, the items of status (pending by
 // default; "all" for both).
@@ -34,7 +35,7 @@ export async function reviewView(canvasId, status) {
       `${c.inferencesPercentage} % of live runs are sampled into this queue; runs can also be added by hand.`),
     statsTable(stats.versions),
     h("div", { className: "actions" }, h("label", { for: "review-status" }, "Show"), filter,
-      h("span", { className: "hint", "data-testid": "review-total" }, `${page.meta.totalCount} item(s)`)),
+      h("span", { className: "hint", "data-testid": "review-total" }, plural(page.meta.totalCount, "item", "items"))),
     items);
 }
 

@@ -6,7 +6,8 @@
 
 import { request, query, runTotals } from "./api.js";
 import { h, when, badge, errorBox } from "./dom.js";
-import { text, show, money, runSum } from "./format.js";
+import { text, show, money, runSum, plural, versionLabel } from "./format.js";
+import { runTarget } from "./runs.js";
 
 const pageSize = 20;
 
@@ -109,6 +110,7 @@ export async function runsListView() {
   const canvases = (await request("GET", "/prompt")) || [];
   const canvasTitles = new Map(canvases.map((c) => [c.id, c.title]));
   const versionTitles = new Map();
+  const loadedCanvases = new Set();
 
   const kind = h("select", { id: "runs-kind", name: "kind", "data-testid": "runs-kind" },
     h("option", { value: "" }, "all"), sources.map((s) => h("option", { value: s.kind }, s.kind)));
@@ -132,8 +134,8 @@ export async function runsListView() {
     try {
       const versions = (await request("GET", `/prompt-version${query({ promptId: canvasSel.value })}`)) || [];
       for (const v of versions) {
-        versionTitles.set(v.id, v.title);
-        version.append(h("option", { value: v.id }, v.title || v.id));
+        versionTitles.set(v.id, versionLabel(v));
+        version.append(h("option", { value: v.id }, versionLabel(v)));
       }
       version.disabled = false;
     } catch (err) {
@@ -158,6 +160,7 @@ export async function runsListView() {
       more.disabled = true;
       try {
         const rows = await m.next();
+        await loadVersionLabels(rows, versionTitles, loadedCanvases);
         tbody.append(...rows.map((r) => runRow(r, canvasTitles, versionTitles)));
       } catch (err) {
         out.replaceChildren(errorBox(err));
@@ -199,6 +202,21 @@ export async function runsListView() {
     form, out);
 }
 
+// loadVersionLabels reads the versions of the canvases of rows not read
+// yet (one request per canvas), so that each row names its version by its
+// position and title; a canvas that cannot be read leaves its rows' ids.
+async function loadVersionLabels(rows, labels, loaded) {
+  const wanted = [...new Set(rows.filter((r) => r.canvasId && r.versionId && !labels.has(r.versionId)).map((r) => r.canvasId))]
+    .filter((id) => !loaded.has(id));
+  await Promise.all(wanted.map(async (id) => {
+    loaded.add(id);
+    const versions = await request("GET", `/prompt-version${query({ promptId: id })}`).catch(() => []);
+    for (const v of versions || []) {
+      labels.set(v.id, versionLabel(v));
+    }
+  }));
+}
+
 // field is a labelled filter control.
 function field(id, label, control) {
   return h("div", { className: "filter" }, h("label", { for: id }, label), control);
@@ -211,7 +229,7 @@ function runRow(r, canvasTitles, versionTitles) {
     h("td", null, r.kind),
     h("td", null, badge(r.status), r.error ? h("div", { className: "hint" }, text(r.error.message)) : null),
     h("td", null, r.canvasId ? h("a", { href: `#/canvases/${r.canvasId}` }, canvasTitles.get(r.canvasId) || r.canvasId) : "—"),
-    h("td", null, r.versionId ? (versionTitles.get(r.versionId) || h("span", { className: "mono" }, r.versionId.slice(0, 8))) : "—"),
+    h("td", null, r.versionId ? h("a", { href: `#/versions/${r.versionId}`, "data-testid": `run-version-${r.id}` }, versionTitles.get(r.versionId) || r.versionId) : "—"),
     h("td", null, when(r.completedAt)),
     h("td", null, typeof r.latencyMs === "number" && r.completedAt ? `${r.latencyMs} ms` : "—"),
     h("td", { "data-testid": `run-cost-${r.id}` }, r.priced ? money(r.cost) : "—"));
@@ -226,6 +244,7 @@ const refreshMs = 1000;
 export async function completionRunView(kind, id) {
   const path = kind === "task" ? `/v1/tasks/${encodeURIComponent(id)}` : `/v2/chat/completions/${encodeURIComponent(id)}`;
   const run = await request("GET", path);
+  const [c, v] = await runTarget(run.canvasId, run.versionId);
   const req = run.request || {};
   const message = run.result && run.result.choices && run.result.choices[0] ? run.result.choices[0].message : null;
   const output = message ? message.content.text : null;
@@ -236,8 +255,8 @@ export async function completionRunView(kind, id) {
     h("p", { className: "hint mono" }, run.id),
     h("dl", { className: "fields" },
       h("dt", null, "Status"), h("dd", { id: "crun-status", "data-testid": "crun-status", "data-status": run.status }, badge(run.status), run.workflowStatus ? [" ", badge(run.workflowStatus)] : null),
-      run.canvasId ? [h("dt", null, "Canvas"), h("dd", null, h("a", { href: `#/canvases/${run.canvasId}` }, run.canvasId))] : null,
-      run.versionId ? [h("dt", null, "Version"), h("dd", { className: "mono" }, run.versionId)] : null,
+      run.canvasId ? [h("dt", null, "Canvas"), h("dd", null, h("a", { href: `#/canvases/${run.canvasId}`, "data-testid": "crun-canvas" }, c ? c.title || run.canvasId : run.canvasId))] : null,
+      run.versionId ? [h("dt", null, "Version"), h("dd", null, h("a", { href: `#/versions/${run.versionId}`, "data-testid": "crun-version" }, v ? versionLabel(v) : run.versionId))] : null,
       run.environmentName ? [h("dt", null, "Environment"), h("dd", null, run.environmentName)] : null,
       run.variant !== undefined && run.variant !== null ? [h("dt", null, "Variant"), h("dd", { "data-testid": "crun-variant" }, `${run.variant} of the split`)] : null,
       run.feedback ? [h("dt", null, "Feedback"), h("dd", { "data-testid": "crun-feedback" }, `score ${run.feedback.score}`,
@@ -245,11 +264,11 @@ export async function completionRunView(kind, id) {
       h("dt", null, "Model"), h("dd", null, text(run.model)),
       run.provider ? [h("dt", null, "Provider"), h("dd", { "data-testid": "crun-provider" }, run.provider)] : null,
       run.credentialId ? [h("dt", null, "Credential"), h("dd", null, h("a", { href: "#/credentials", className: "mono" }, run.credentialId))] : null,
-      h("dt", null, "Mode"), h("dd", null, run.async ? "asynchronous" : "synchronous"),
+      h("dt", null, "Mode"), h("dd", { "data-testid": "crun-mode" }, run.async ? "asynchronous" : run.stream ? "streamed" : "synchronous"),
       h("dt", null, "Created"), h("dd", null, when(run.createdAt)),
       h("dt", null, "Completed"), h("dd", null, when(run.completedAt)),
       h("dt", null, "Latency"), h("dd", { "data-testid": "crun-latency" }, run.completedAt ? `${run.latencyMs} ms` : "—"),
-      h("dt", null, "Usage"), h("dd", { "data-testid": "crun-usage" }, run.usage ? `${run.usage.inputTokens} input tokens, ${run.usage.outputTokens} output tokens` : "—"),
+      h("dt", null, "Usage"), h("dd", { "data-testid": "crun-usage" }, run.usage ? `${plural(run.usage.inputTokens, "input token", "input tokens")}, ${plural(run.usage.outputTokens, "output token", "output tokens")}` : "—"),
       h("dt", null, "Cost"), h("dd", { "data-testid": "crun-cost" }, money(run.cost),
         run.cost ? h("span", { className: "hint" }, ` (input ${money({ total: run.cost.input })}, output ${money({ total: run.cost.output })})`) : null),
       run.error ? [h("dt", null, "Error"), h("dd", { className: "error", "data-testid": "crun-error" }, `${run.error.code}: ${run.error.message}`)] : null),

@@ -4,7 +4,7 @@
 
 import { request, query } from "./api.js";
 import { h, table, when, badge, errorBox, filteredPages } from "./dom.js";
-import { text, show } from "./format.js";
+import { show, surface, versionLabel } from "./format.js";
 import { runGraph } from "./graph.js";
 
 const pageSize = 20;
@@ -36,8 +36,8 @@ async function runsPage(canvasId, titles, status, offset, load) {
     table("runs-table", [
       { label: "Started", cell: (r) => h("a", { href: `#/runs/${r.id}`, "data-testid": `run-link-${r.id}` }, when(r.startedAt)) },
       { label: "Status", cell: (r) => [badge(r.status), r.error ? h("div", { className: "hint" }, r.error.message) : null] },
-      { label: "Environment", cell: (r) => text(r.environment) },
-      { label: "Version", cell: (r) => (titles && titles.get(r.promptVersionId)) || h("span", { className: "mono" }, r.promptVersionId) },
+      { label: "Started from", cell: (r) => surface(r.environment) },
+      { label: "Version", cell: (r) => h("a", { href: `#/versions/${r.promptVersionId}` }, (titles && titles.get(r.promptVersionId)) || r.promptVersionId) },
       { label: "Completed", cell: (r) => when(r.completedAt) },
     ], rows, "No runs yet."),
     h("div", { className: "pager" },
@@ -50,6 +50,7 @@ async function runsPage(canvasId, titles, status, offset, load) {
 // again every refreshMs, for as long as the view is on the page.
 export async function runView(id) {
   const run = await request("GET", `/workflow/runs/${encodeURIComponent(id)}`);
+  const [c, v] = await runTarget(run.promptId, run.promptVersionId);
   const section = h("section", { "aria-labelledby": "run-title", "data-testid": "run", "data-status": run.status });
   const reread = async () => {
     if (!section.isConnected) {
@@ -67,14 +68,15 @@ export async function runView(id) {
   };
   section.append(
     h("p", { className: "actions" },
-      h("a", { href: `#/canvases/${run.promptId}`, "data-testid": "run-canvas-link" }, "← Canvas"),
+      h("a", { href: `#/canvases/${run.promptId}`, "data-testid": "run-canvas-link" }, `← ${c ? c.title || "Canvas" : "Canvas"}`),
       h("a", { href: "#/runs" }, "← Runs")),
     h("h2", { id: "run-title" }, "Workflow run"),
     h("p", { className: "hint mono" }, run.id),
     h("dl", { className: "fields" },
       h("dt", null, "Status"), h("dd", { id: "run-status", "data-testid": "run-status", "data-status": run.status }, badge(run.status)),
-      h("dt", null, "Environment"), h("dd", null, text(run.environment)),
-      h("dt", null, "Version"), h("dd", { className: "mono" }, run.promptVersionId),
+      h("dt", null, "Canvas"), h("dd", null, h("a", { href: `#/canvases/${run.promptId}`, "data-testid": "run-canvas" }, c ? c.title || run.promptId : run.promptId)),
+      h("dt", null, "Version"), h("dd", null, h("a", { href: `#/versions/${run.promptVersionId}`, "data-testid": "run-version" }, v ? versionLabel(v) : run.promptVersionId)),
+      h("dt", null, "Started from"), h("dd", { "data-testid": "run-surface" }, surface(run.environment)),
       h("dt", null, "Started"), h("dd", null, when(run.startedAt)),
       h("dt", null, "Completed"), h("dd", null, when(run.completedAt)),
       h("dt", null, "Deadline"), h("dd", null, when(run.deadline)),
@@ -104,6 +106,16 @@ export async function runView(id) {
     setTimeout(reread, refreshMs);
   }
   return section;
+}
+
+// runTarget reads a run's canvas and version, to name them; either is
+// null when it cannot be read (deleted since, say), and the run page names
+// it by its id.
+export async function runTarget(canvasId, versionId) {
+  return Promise.all([
+    canvasId ? request("GET", `/prompt/${encodeURIComponent(canvasId)}`).catch(() => null) : null,
+    versionId ? request("GET", `/prompt-version/${encodeURIComponent(versionId)}`).catch(() => null) : null,
+  ]);
 }
 
 // actionsPanel holds what an operator can do to the run: answer its review,

@@ -24,12 +24,22 @@ export async function versionView(id) {
   ]);
   const others = (versions || []).filter((o) => o.id !== v.id);
   const out = h("div", { id: "version-action-result", "data-testid": "version-action-result", role: "status" });
+  const state = h("dd", { "data-testid": "version-state" }, stateOf(v, envs || []));
+  // refresh reads the version and the environments again after a
+  // publication, so that its State follows without a reload.
+  const refresh = async () => {
+    const [nv, nenvs] = await Promise.all([
+      request("GET", `/prompt-version/${encodeURIComponent(v.id)}`),
+      request("GET", `/environment${query({ resourceType: "prompt", resourceId: v.promptId })}`),
+    ]);
+    state.replaceChildren(stateOf(nv, nenvs || []));
+  };
   return h("section", { "aria-labelledby": "version-title", "data-testid": "version" },
     h("p", null, h("a", { href: `#/canvases/${v.promptId}`, "data-testid": "version-canvas-link" }, `← ${c.title || "Canvas"}`)),
     h("h2", { id: "version-title", "data-testid": "version-title" }, v.title),
     h("dl", { className: "fields" },
       h("dt", null, "Position"), h("dd", { "data-testid": "version-index" }, v.versionIndex ? `#${v.versionIndex}` : "—"),
-      h("dt", null, "State"), h("dd", { "data-testid": "version-state" }, v.promoted || v.draft || v.isWorkflow ? versionState(v) : "—"),
+      h("dt", null, "State"), state,
       h("dt", null, "Created"), h("dd", null, `${when(v.createdAt)} by `, h("span", { className: "mono" }, v.createdBy)),
       h("dt", null, "Updated"), h("dd", null, `${when(v.updatedAt)} by `, h("span", { className: "mono" }, v.updatedBy)),
       v.originVersionId ? [h("dt", null, "From"), h("dd", null, h("a", { href: `#/versions/${v.originVersionId}`, "data-testid": "version-origin" },
@@ -40,7 +50,7 @@ export async function versionView(id) {
       h("a", { className: "button primary", href: `#/versions/${v.id}/new`, id: "new-from-version", "data-testid": "new-from-version" }, "New version from this one"),
       h("a", { className: "button", href: `#/canvases/${v.promptId}/playground/version/${v.id}`, id: "version-playground", "data-testid": "version-playground" }, "Run in playground"),
       v.originVersionId ? h("a", { className: "button", href: `#/canvases/${v.promptId}/compare/${v.originVersionId}/${v.id}`, "data-testid": "compare-origin" }, "Compare with its origin") : null),
-    actionsForm(v, others, envs || [], out),
+    actionsForm(v, others, envs || [], out, refresh),
     out,
     h("h3", null, "Messages"),
     messagesList(v.messages || []),
@@ -51,9 +61,25 @@ export async function versionView(id) {
     v.isWorkflow ? [h("h3", null, "Workflow"), h("pre", { className: "code", "data-testid": "version-workflow" }, JSON.stringify(v.workflowSpec, null, 2))] : null);
 }
 
-// actionsForm holds compare, publish and promote.
-function actionsForm(v, others, envs, out) {
-  const done = (text) => { out.replaceChildren(h("p", { className: "result", "data-state": "saved" }, text)); };
+// stateOf shows a version's promoted, draft and workflow marks and the
+// environments that serve it, or a dash.
+function stateOf(v, envs) {
+  const serving = envs.filter((e) => e.activeVersionId === v.id).map((e) => e.name);
+  const marks = [versionState(v), serving.length ? h("span", { className: "hint", "data-testid": "version-serving" }, ` served by ${serving.join(", ")}`) : null];
+  return v.promoted || v.draft || v.isWorkflow || serving.length ? h("span", null, marks) : "—";
+}
+
+// actionsForm holds compare, publish and promote; refresh shows the
+// version's state again after a publication.
+function actionsForm(v, others, envs, out, refresh) {
+  const done = async (text) => {
+    out.replaceChildren(h("p", { className: "result", "data-state": "saved" }, text));
+    try {
+      await refresh();
+    } catch (err) {
+      out.append(errorBox(err));
+    }
+  };
   const failed = (err) => { out.replaceChildren(errorBox(err)); };
   const parts = [];
   if (others.length) {
@@ -80,7 +106,8 @@ function actionsForm(v, others, envs, out) {
       btn.disabled = true;
       try {
         await publish(v.promptId, "production", v.id);
-        done("Promoted: production serves this version.");
+        btn.hidden = true;
+        await done("Promoted: production serves this version.");
       } catch (err) {
         btn.disabled = false;
         failed(err);
@@ -90,7 +117,7 @@ function actionsForm(v, others, envs, out) {
     ev.preventDefault();
     try {
       const p = await publish(v.promptId, env.value, v.id);
-      done(`Published to ${p.environmentName}.`);
+      await done(`Published to ${p.environmentName}.`);
     } catch (err) {
       failed(err);
     }

@@ -25,13 +25,13 @@ var _ completion.Store = (*Store)(nil)
 const runCols = `id, workspace_id, kind, canvas_id, version_id, environment_name, application_id, model,
 	status, async, request, result, error, input_tokens, output_tokens, latency_ms, webhook_url,
 	forward_headers, created_by, created_at, updated_at, completed_at, credential_id, provider, cost_input,
-	cost_output, cost_total, variables, includes, publication_id, variant`
+	cost_output, cost_total, variables, includes, publication_id, variant, stream`
 
 // The statements of a run's life, which SQLite prepares at Open: its
 // insert, its read by workspace and id, its start, the check that it has
 // not ended yet, and its end.
 const (
-	QInsertRun   = `INSERT INTO runs (` + runCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	QInsertRun   = `INSERT INTO runs (` + runCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	QGetRun      = `SELECT ` + runCols + ` FROM runs WHERE workspace_id = ? AND id = ?`
 	QStartRun    = `UPDATE runs SET status = ?, updated_at = ? WHERE id = ?`
 	QRunTerminal = `SELECT status IN ('` + completion.StatusCompleted + `', '` + completion.StatusFailed +
@@ -50,7 +50,7 @@ func scanRun(r Row) (*completion.Run, error) {
 		jsonCol{&run.Error}, &run.Usage.InputTokens, &run.Usage.OutputTokens, &run.LatencyMs, &run.WebhookURL,
 		jsonCol{&run.ForwardHeaders}, &run.CreatedBy, &run.CreatedAt, &run.UpdatedAt, &run.CompletedAt,
 		&run.CredentialID, &run.Provider, &cost[0], &cost[1], &cost[2], jsonCol{&run.Variables},
-		jsonCol{&run.Includes}, &run.PublicationID, &variant)
+		jsonCol{&run.Includes}, &run.PublicationID, &variant, &run.Stream)
 	if variant != nil {
 		n := int(*variant)
 		run.Variant = &n
@@ -148,7 +148,7 @@ func (s *Store) CreateRun(ctx context.Context, p completion.CreateRunParams) err
 			r.EnvironmentName, r.ApplicationID, r.Model, r.Status, r.Async, string(req), result, runErr,
 			r.Usage.InputTokens, r.Usage.OutputTokens, r.LatencyMs, r.WebhookURL, headers, r.CreatedBy,
 			tx.Now, tx.Now, r.CompletedAt, r.CredentialID, r.Provider, costIn, costOut, costTotal, vars, includes,
-			r.PublicationID, variant); err != nil {
+			r.PublicationID, variant, r.Stream); err != nil {
 			return err
 		}
 		if job := p.Job; job != nil {

@@ -70,6 +70,7 @@ func testRuns(t *testing.T, newStore func(t *testing.T) store.Store) {
 		assert.Equal(t, r.WebhookURL, got.WebhookURL)
 		assert.Equal(t, completion.StatusQueued, got.Status)
 		assert.True(t, got.Async)
+		assert.False(t, got.Stream)
 		assert.True(t, r.CreatedAt.Equal(got.CreatedAt))
 
 		j, err := f.s.GetJob(f.ctx, job.ID)
@@ -80,7 +81,7 @@ func testRuns(t *testing.T, newStore func(t *testing.T) store.Store) {
 	run(t, newStore, "CreateTerminal", func(t *testing.T, f *fixture) {
 		v := f.Version(f.Canvas("c", f.Project("p"), "alice"), "hello")
 		r := f.Run(v)
-		r.ID, r.Async, r.Status = "0b6f3c1e-8a52-4d77-9a3e-0c1d2e3f4a5b", false, completion.StatusCompleted
+		r.ID, r.Async, r.Stream, r.Status = "0b6f3c1e-8a52-4d77-9a3e-0c1d2e3f4a5b", false, true, completion.StatusCompleted
 		r.Usage = model.Usage{InputTokens: 3, OutputTokens: 1}
 		r.LatencyMs = 12
 		r.Result = &completion.Response{ID: r.ID, Object: completion.ResponseObject, Created: 1,
@@ -94,6 +95,7 @@ func testRuns(t *testing.T, newStore func(t *testing.T) store.Store) {
 		assert.Equal(t, r.Result, got.Result)
 		assert.Equal(t, r.Usage, got.Usage)
 		assert.Equal(t, int64(12), got.LatencyMs)
+		assert.True(t, got.Stream, "a streamed run is recorded so")
 		_, err = f.s.StartRun(f.ctx, f.ws.ID, r.ID)
 		requireCode(t, canvas.ECONFLICT, err)
 	})
