@@ -27,6 +27,38 @@ type Environment struct {
 	CreatedAt    time.Time `json:"createdAt"`
 	// ActiveVersionID is the version the environment serves, or nil.
 	ActiveVersionID *string `json:"activeVersionId"`
+	// Protected environments are published to only through publication
+	// requests that RequiredApprovals other people approve (0 when not
+	// protected), and, with RequiredExperiment, only a version that passed
+	// it.
+	Protected          bool                `json:"protected"`
+	RequiredApprovals  int                 `json:"requiredApprovals"`
+	RequiredExperiment *RequiredExperiment `json:"requiredExperiment"`
+}
+
+// RequiredExperiment is the evaluation a version must have passed before
+// a publication request of it to a protected environment may be approved:
+// a completed experiment of the version over test cases of every tag of
+// TagIDs whose pass rate for it is at least MinPassRate.
+type RequiredExperiment struct {
+	TagIDs      []string `json:"tagIds"`
+	MinPassRate float64  `json:"minPassRate"`
+}
+
+// Approval bounds of a protected environment.
+const (
+	MinApprovals = 1
+	MaxApprovals = 5
+)
+
+// PolicyParams set the protection of an environment.
+type PolicyParams struct {
+	WorkspaceID string
+	ID          string
+	// Protected false clears the policy: no approvals, no experiment.
+	Protected          bool
+	RequiredApprovals  int
+	RequiredExperiment *RequiredExperiment
 }
 
 // Publication is one entry of an environment's history: a version published
@@ -101,14 +133,20 @@ type Store interface {
 	// then by name.
 	ListEnvironments(ctx context.Context, workspaceID, canvasID string) ([]*Environment, error)
 	// DeleteEnvironment removes a custom environment and its history;
-	// production is CONFLICT.
+	// production, or a protected environment, is CONFLICT.
 	DeleteEnvironment(ctx context.Context, workspaceID, id string) error
+	// SetPolicy sets the protection of an environment of a live canvas
+	// and returns the environment. The tags of a required experiment must
+	// be live tags of the canvas (VALIDATION otherwise).
+	SetPolicy(ctx context.Context, p PolicyParams) (*Environment, error)
 
 	// Publish makes the version the active publication of the environment
 	// in one transaction: the replaced publication gets unpublishedAt, and
 	// the new one the next Seq. When the version is already active nothing
 	// changes and created is false. The version must be a live version of
-	// the canvas. The job of p.Event, when written, commits with the
+	// the canvas. A protected environment is APPROVAL_REQUIRED, decided
+	// in the transaction: only an approved publication request publishes
+	// there. The job of p.Event, when written, commits with the
 	// publication.
 	Publish(ctx context.Context, p PublishParams) (pub *Publication, created bool, err error)
 	// ListPublications returns one page of an environment's history, newest

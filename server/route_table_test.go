@@ -138,6 +138,7 @@ func routeCases(w *world) []routeCase {
 		}},
 		{"GET /environment", viewer, true, 200, fixed("/environment"+q, nil)},
 		{"DELETE /environment/{id}", editor, true, 204, fresh("/environment/{}", w.NewEnvironment, nil)},
+		{"PATCH /environment/{id}", admin, true, 200, fixed("/environment/"+w.Environment, map[string]any{"protected": false})},
 		{"POST /environment/publish", editor, true, 201, func(t *testing.T) routeRequest {
 			return routeRequest{path: "/environment/publish", body: map[string]any{"resourceType": "prompt",
 				"resourceId": w.Canvas, "envName": "production", "versionId": w.NewVersion(t)}}

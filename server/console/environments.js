@@ -147,7 +147,8 @@ function environmentPanel(c, e, versions, titles, rows, total, reload, report) {
     publishForm.replaceChildren(h("p", { className: "hint" }, "No versions to publish yet."));
   }
   return h("section", { className: "panel", "aria-labelledby": `${id}-title`, "data-testid": id },
-    h("h3", { id: `${id}-title` }, e.name, " ", badge(e.isSystem ? "system" : "custom")),
+    h("h3", { id: `${id}-title` }, e.name, " ", badge(e.isSystem ? "system" : "custom"),
+      e.protected ? h("span", { "data-testid": `${id}-protected` }, " ", badge(`protected: ${e.requiredApprovals} approval${e.requiredApprovals === 1 ? "" : "s"}`, "protected")) : null),
     h("p", null, "Active version: ",
       e.activeVersionId
         ? h("a", { href: `#/versions/${e.activeVersionId}`, "data-testid": `${id}-active` }, titles.get(e.activeVersionId) || e.activeVersionId)

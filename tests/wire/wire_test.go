@@ -203,6 +203,7 @@ func TestWire_Constants(t *testing.T) {
 		{wire.CodeCancelled, canvas.ECANCELLED},
 		{wire.CodeRejected, canvas.EREJECTED},
 		{wire.CodeNoOutput, canvas.ENOOUTPUT},
+		{wire.CodeApprovalRequired, canvas.EAPPROVALREQUIRED},
 		{wire.ExperimentQueued, experiment.StatusQueued},
 		{wire.ExperimentRunning, experiment.StatusRunning},
 		{wire.ExperimentCompleted, experiment.StatusCompleted},
