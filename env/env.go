@@ -153,6 +153,29 @@ type Store interface {
 	// first, and the total count. It reads by Seq range, so its cost does
 	// not grow with offset.
 	ListPublications(ctx context.Context, workspaceID, envID string, limit, offset int) ([]*Publication, int, error)
+
+	// CreateRequest writes a pending publication request of a live version
+	// of the canvas to the environment p.EnvName (production created on
+	// demand), remembering what the environment serves and when the
+	// version last changed. A request for the version the environment
+	// serves already is CONFLICT.
+	CreateRequest(ctx context.Context, p CreateRequestParams) (*PublicationRequest, error)
+	// GetRequest returns a request of a live canvas.
+	GetRequest(ctx context.Context, workspaceID, id string) (*PublicationRequest, error)
+	// ListRequests returns one page of requests, newest first, and how
+	// many q selects.
+	ListRequests(ctx context.Context, q RequestQuery) ([]*PublicationRequest, int, error)
+	// DecideRequest applies a decision to a pending request in one
+	// transaction (a request no longer pending is CONFLICT). Withdraw is
+	// the requester's only (FORBIDDEN otherwise); approve and reject are
+	// anyone's but the requester's (FORBIDDEN), and a principal approves
+	// once (CONFLICT). An approval of a version changed since the request
+	// was made is CONFLICT, and so is one the environment's required
+	// experiment does not allow, decided in SQL in the transaction. The
+	// approval that reaches the environment's required approvals (at least
+	// one) publishes the version in the same transaction, with the step
+	// every publish takes, and returns the publication.
+	DecideRequest(ctx context.Context, p DecideParams) (*PublicationRequest, *Publication, error)
 }
 
 // FindEnvironmentParams name the environment Name of the canvas CanvasID of

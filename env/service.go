@@ -34,6 +34,9 @@ type Service struct {
 	event       *PublicationEvent
 	eventNotify func()
 	published   func(ctx context.Context, workspaceID string, pub *Publication)
+	// requestEvents, when set, are the webhook events of publication
+	// requests.
+	requestEvents *RequestEvents
 
 	// served caches what ActiveVersion reads; nil (no caching) unless both
 	// stores are one canvas.ChangeVersioner.
@@ -90,17 +93,22 @@ type Options struct {
 	// Published, when set, is called with the request's context after each
 	// publish that created a publication, once it committed.
 	Published func(ctx context.Context, workspaceID string, pub *Publication)
+	// RequestEvents are the webhook events of publication requests' steps,
+	// whose jobs commit with the steps; Notify is called after a step
+	// that wrote one.
+	RequestEvents *RequestEvents
 }
 
 // NewService returns a Service.
 func NewService(opts Options) *Service {
 	return &Service{
-		store:       opts.Store,
-		canvases:    opts.Canvases,
-		event:       opts.Event,
-		eventNotify: opts.Notify,
-		published:   opts.Published,
-		served:      freshcache.New[servedKey, served](opts.Changes, servedCacheSize),
+		store:         opts.Store,
+		canvases:      opts.Canvases,
+		event:         opts.Event,
+		eventNotify:   opts.Notify,
+		published:     opts.Published,
+		requestEvents: opts.RequestEvents,
+		served:        freshcache.New[servedKey, served](opts.Changes, servedCacheSize),
 	}
 }
 

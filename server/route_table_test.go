@@ -149,6 +149,21 @@ func routeCases(w *world) []routeCase {
 			return routeRequest{path: "/environment/watch" + q + "&envName=production", stream: true}
 		}},
 
+		{"POST /publication-requests", editor, true, 201, func(t *testing.T) routeRequest {
+			return routeRequest{path: "/publication-requests", body: map[string]any{"resourceType": "prompt",
+				"resourceId": w.Canvas, "envName": "production", "versionId": w.NewVersion(t)}}
+		}},
+		{"GET /publication-requests", viewer, false, 200, fixed("/publication-requests?status=pending", nil)},
+		{"GET /publication-requests/{id}", viewer, true, 200, fixed("/publication-requests/"+w.Request, nil)},
+		{"POST /publication-requests/{id}/approve", editor, true, 200, fresh("/publication-requests/{}/approve",
+			w.NewRequest, map[string]any{"comment": "looks right"})},
+		{"POST /publication-requests/{id}/reject", editor, true, 200, fresh("/publication-requests/{}/reject",
+			w.NewRequest, map[string]any{"comment": "not yet"})},
+		// Only the requester, the world's Requester key, withdraws: any
+		// other caller allowed to try is refused once the route checks it.
+		{"POST /publication-requests/{id}/withdraw", editor, true, 403, fresh("/publication-requests/{}/withdraw",
+			w.NewRequest, nil)},
+
 		{"POST /v2/chat/completions", editor, true, 200, fixed("/v2/chat/completions",
 			map[string]any{"canvas_id": w.Canvas, "variables": map[string]any{"name": "Ada"}})},
 		{"GET /v2/chat/completions", viewer, false, 200, fixed("/v2/chat/completions", nil)},

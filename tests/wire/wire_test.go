@@ -119,12 +119,15 @@ func roundTrip[To any](t *testing.T, from any) {
 // server writes for the domain type, and writes back the same JSON.
 func TestWire_Answers(t *testing.T) {
 	for name, check := range map[string]func(*testing.T){
-		"Project":               func(t *testing.T) { roundTrip[wire.Project](t, filled[canvas.Project]()) },
-		"Canvas":                func(t *testing.T) { roundTrip[wire.Canvas](t, filled[canvas.Canvas]()) },
-		"Version":               func(t *testing.T) { roundTrip[wire.Version](t, filled[canvas.Version]()) },
-		"Message":               func(t *testing.T) { roundTrip[wire.Message](t, filled[canvas.Message]()) },
-		"Environment":           func(t *testing.T) { roundTrip[wire.Environment](t, filled[env.Environment]()) },
-		"Publication":           func(t *testing.T) { roundTrip[wire.Publication](t, filled[env.Publication]()) },
+		"Project":     func(t *testing.T) { roundTrip[wire.Project](t, filled[canvas.Project]()) },
+		"Canvas":      func(t *testing.T) { roundTrip[wire.Canvas](t, filled[canvas.Canvas]()) },
+		"Version":     func(t *testing.T) { roundTrip[wire.Version](t, filled[canvas.Version]()) },
+		"Message":     func(t *testing.T) { roundTrip[wire.Message](t, filled[canvas.Message]()) },
+		"Environment": func(t *testing.T) { roundTrip[wire.Environment](t, filled[env.Environment]()) },
+		"Publication": func(t *testing.T) { roundTrip[wire.Publication](t, filled[env.Publication]()) },
+		"PublicationRequest": func(t *testing.T) {
+			roundTrip[wire.PublicationRequest](t, filled[env.PublicationRequest]())
+		},
 		"Run":                   func(t *testing.T) { roundTrip[wire.Run](t, filled[completion.Run]()) },
 		"Response":              func(t *testing.T) { roundTrip[wire.Response](t, filled[completion.Response]()) },
 		"RunTotals":             func(t *testing.T) { roundTrip[wire.RunTotals](t, filled[completion.Totals]()) },
@@ -231,6 +234,10 @@ func TestWire_Constants(t *testing.T) {
 		{wire.VariableFile, canvas.VariableFile},
 		{wire.ResourcePrompt, env.ResourcePrompt},
 		{wire.Production, env.Production},
+		{wire.RequestPending, env.RequestPending},
+		{wire.RequestPublished, env.RequestPublished},
+		{wire.RequestRejected, env.RequestRejected},
+		{wire.RequestWithdrawn, env.RequestWithdrawn},
 		{wire.KindCompletion, completion.KindCompletion},
 		{wire.KindTask, completion.KindTask},
 		{wire.KindWorkflow, completion.KindWorkflow},
