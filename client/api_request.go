@@ -87,3 +87,10 @@ func (c *Client) decide(ctx context.Context, id, verb, comment string, opts []Ca
 	return &out, c.write(ctx, http.MethodPost, "/publication-requests/"+esc(id)+"/"+verb,
 		wire.DecisionParams{Comment: comment}, &out, opts)
 }
+
+// DiffVersions reads what changes from the version against to the version
+// id: messages, variables and configuration.
+func (c *Client) DiffVersions(ctx context.Context, id, against string) (*wire.VersionDiff, error) {
+	var out wire.VersionDiff
+	return &out, c.get(ctx, "/prompt-version/"+esc(id)+"/diff", url.Values{"against": {against}}, &out)
+}

@@ -178,3 +178,68 @@ func TestPublicationRequests_Watch(t *testing.T) {
 	assert.Equal(t, ec.Versions[1].ID, ev.VersionID)
 	assert.Equal(t, r.Map(t)["publicationId"], ev.PublicationID)
 }
+
+// TestVersions_Diff: a version's differences from another, as a
+// publication request's diffPath serves them.
+func TestVersions_Diff(t *testing.T) {
+	e := newTestEnv(t)
+	ec := mustEnvCanvas(t, e, 2)
+	ec.mustPublish(t, "production", 1)
+	v2 := ec.Versions[1].ID
+	r := e.Do(http.MethodPatch, "/prompt-version/"+v2, e.Editor, map[string]any{"configuration": map[string]any{"temperature": 0.9},
+		"variables": []map[string]any{{"name": "name", "type": "text", "required": true}, {"name": "tone", "type": "text"}}})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	r = e.Do(http.MethodPost, "/publication-requests", e.Editor, map[string]any{"resourceType": "prompt",
+		"resourceId": ec.Canvas.ID, "envName": "production", "versionId": v2})
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	path := r.Map(t)["diffPath"].(string)
+
+	r = e.Do(http.MethodGet, path, e.Viewer, nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	var d struct {
+		VersionID string `json:"versionId"`
+		AgainstID string `json:"againstId"`
+		Identical bool   `json:"identical"`
+		Messages  []struct {
+			Index  int            `json:"index"`
+			Change string         `json:"change"`
+			Before map[string]any `json:"before"`
+			After  map[string]any `json:"after"`
+		} `json:"messages"`
+		Variables []struct {
+			Name   string `json:"name"`
+			Change string `json:"change"`
+		} `json:"variables"`
+		Configuration []struct {
+			Path   string `json:"path"`
+			Change string `json:"change"`
+			Before any    `json:"before"`
+			After  any    `json:"after"`
+		} `json:"configuration"`
+	}
+	r.JSON(t, &d)
+	assert.Equal(t, v2, d.VersionID)
+	assert.Equal(t, ec.Versions[0].ID, d.AgainstID)
+	assert.False(t, d.Identical)
+	require.Len(t, d.Messages, 1)
+	assert.Equal(t, "changed", d.Messages[0].Change)
+	assert.Equal(t, "Prompt 1 for {{name}}", d.Messages[0].Before["content"])
+	assert.Equal(t, "Prompt 2 for {{name}}", d.Messages[0].After["content"])
+	require.Len(t, d.Variables, 2)
+	assert.Equal(t, "name", d.Variables[0].Name)
+	assert.Equal(t, "changed", d.Variables[0].Change, "the description was dropped")
+	assert.Equal(t, "tone", d.Variables[1].Name)
+	assert.Equal(t, "added", d.Variables[1].Change)
+	require.Len(t, d.Configuration, 1)
+	assert.Equal(t, "/temperature", d.Configuration[0].Path)
+	assert.Equal(t, 0.3, d.Configuration[0].Before)
+	assert.Equal(t, 0.9, d.Configuration[0].After)
+
+	r = e.Do(http.MethodGet, "/prompt-version/"+v2+"/diff?against="+v2, e.Viewer, nil)
+	require.Equal(t, http.StatusOK, r.Status)
+	assert.Equal(t, true, r.Map(t)["identical"])
+	r = e.Do(http.MethodGet, "/prompt-version/"+v2+"/diff", e.Viewer, nil)
+	assert.Equal(t, http.StatusUnprocessableEntity, r.Status)
+	r = e.Do(http.MethodGet, "/prompt-version/"+v2+"/diff?against="+ec.Canvas.ID, e.Viewer, nil)
+	assert.Equal(t, http.StatusNotFound, r.Status)
+}

@@ -117,6 +117,7 @@ func routeCases(w *world) []routeCase {
 		{"POST /prompt-version", editor, true, 201, fixed("/prompt-version", version)},
 		{"GET /prompt-version", viewer, true, 200, fixed("/prompt-version?promptId="+w.Canvas, nil)},
 		{"GET /prompt-version/{id}", viewer, true, 200, fixed("/prompt-version/"+w.Version, nil)},
+		{"GET /prompt-version/{id}/diff", viewer, true, 200, fixed("/prompt-version/"+w.Version+"/diff?against="+w.WorkflowVersion, nil)},
 		{"PATCH /prompt-version/{id}", editor, true, 200, fixed("/prompt-version/"+w.Version, map[string]any{"title": "v1"})},
 		{"DELETE /prompt-version/{id}", editor, true, 204, fresh("/prompt-version/{}", func(t *testing.T) string {
 			return mustCreate(t, e.testEnv, "/prompt-version", e.Editor, version)["id"].(string)

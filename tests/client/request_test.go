@@ -101,6 +101,12 @@ func TestClient_PublicationRequests(t *testing.T) {
 		EnvName: wire.Production, VersionID: f.Versions[1].ID, Comment: "v2 greets better"})
 	require.NoError(t, err)
 	assert.Equal(t, wire.RequestPending, r.Status)
+	require.NotNil(t, r.BaseVersionID)
+	diff, err := bob.DiffVersions(ctx, r.VersionID, *r.BaseVersionID)
+	require.NoError(t, err)
+	require.Len(t, diff.Messages, 1)
+	assert.Equal(t, wire.ChangeChanged, diff.Messages[0].Change)
+	assert.Equal(t, "Prompt 2 for {{name}}", diff.Messages[0].After.Content)
 	_, err = bob.ApprovePublicationRequest(ctx, r.ID, "lgtm")
 	requireCode(t, wire.CodeConflict, err) // no experiment yet
 

@@ -125,6 +125,7 @@ func TestWire_Answers(t *testing.T) {
 		"Message":     func(t *testing.T) { roundTrip[wire.Message](t, filled[canvas.Message]()) },
 		"Environment": func(t *testing.T) { roundTrip[wire.Environment](t, filled[env.Environment]()) },
 		"Publication": func(t *testing.T) { roundTrip[wire.Publication](t, filled[env.Publication]()) },
+		"VersionDiff": func(t *testing.T) { roundTrip[wire.VersionDiff](t, filled[canvas.VersionDiff]()) },
 		"PublicationRequest": func(t *testing.T) {
 			roundTrip[wire.PublicationRequest](t, filled[env.PublicationRequest]())
 		},
@@ -234,6 +235,9 @@ func TestWire_Constants(t *testing.T) {
 		{wire.VariableFile, canvas.VariableFile},
 		{wire.ResourcePrompt, env.ResourcePrompt},
 		{wire.Production, env.Production},
+		{wire.ChangeAdded, canvas.ChangeAdded},
+		{wire.ChangeRemoved, canvas.ChangeRemoved},
+		{wire.ChangeChanged, canvas.ChangeChanged},
 		{wire.RequestPending, env.RequestPending},
 		{wire.RequestPublished, env.RequestPublished},
 		{wire.RequestRejected, env.RequestRejected},
