@@ -41,6 +41,11 @@ type sourceWorld struct {
 	WorkflowRun, File, FileBytes, Delivery string
 	// Credential is an Anthropic credential whose key is CredentialKey.
 	Credential, CredentialKey string
+	// Request is a pending publication request of the second version to
+	// the protected staging, approved once.
+	Request string
+	// Experiment runs the test case on Version.
+	Experiment string
 }
 
 // mustSourceWorld serves a new SQLite data directory and fills it, waits
@@ -113,6 +118,17 @@ func mustSourceWorld(t *testing.T, dir string) *sourceWorld {
 	require.NoError(t, err)
 	status, fav := d.sendJSON(t, http.MethodPatch, "/prompt/"+w.Canvas, user, map[string]any{"favorited": true})
 	require.Equal(t, http.StatusOK, status, "%v", fav)
+	status, policy := d.sendJSON(t, http.MethodPatch, "/environment/"+w.Environment, w.Key, map[string]any{"protected": true,
+		"requiredApprovals": 2})
+	require.Equal(t, http.StatusOK, status, "%v", policy)
+	w.Request = create("/publication-requests", map[string]any{"resourceType": "prompt", "resourceId": w.Canvas,
+		"envName": "staging", "versionId": second, "comment": "to staging"}, 201)["id"].(string)
+	status, approved := d.sendJSON(t, http.MethodPost, "/publication-requests/"+w.Request+"/approve", user, map[string]any{"comment": "ok"})
+	require.Equal(t, http.StatusOK, status, "%v", approved)
+	create("/evaluators", map[string]any{"promptId": w.Canvas, "name": "polite", "type": "contains"}, 201)
+	w.Experiment = create("/experiments", map[string]any{"promptId": w.Canvas, "versionIds": []string{w.Version},
+		"testCaseIds": []string{w.TestCase}, "evaluators": []map[string]any{{"name": "exact", "type": "exact"}}}, 202)["id"].(string)
+	create("/review-queue", map[string]any{"runId": w.Completion}, 201)
 	run := create("/test-case/"+w.TestCase+"/run", map[string]any{"promptVersionId": w.Version}, 200)
 	w.Generation, w.Execution = run["generationId"].(string), run["executionId"].(string)
 	w.WorkflowRun = create("/workflow/runs", map[string]any{"versionId": w.WorkflowVersion,
@@ -135,7 +151,7 @@ func mustSourceWorld(t *testing.T, dir string) *sourceWorld {
 	require.Eventually(t, func() bool {
 		done := true
 		for _, path := range []string{"/v2/chat/completions/" + w.AsyncCompletion, "/v1/tasks/" + w.Task,
-			"/workflow/runs/" + w.WorkflowRun} {
+			"/workflow/runs/" + w.WorkflowRun, "/experiments/" + w.Experiment} {
 			_, got := d.sendJSON(t, http.MethodGet, path, w.Key, nil)
 			if s, _ := got["status"].(string); s != "succeeded" && s != "completed" {
 				done = false
@@ -168,6 +184,7 @@ func (w *sourceWorld) reads() []string {
 		"/applications", "/applications/" + w.App,
 		"/credentials", "/credentials/" + w.Credential, "/models?provider=openai-compatible",
 		"/webhooks/deliveries?applicationId=" + w.App, "/webhooks/deliveries/" + w.Delivery,
+		"/publication-requests", "/publication-requests/" + w.Request, "/experiments/" + w.Experiment,
 	}
 }
 

@@ -111,7 +111,7 @@ export async function environmentsView(canvasId, notice) {
       section.replaceWith(next);
     }
   };
-  const report = (err) => status.replaceChildren(errorBox(err));
+  const report = (err, action) => status.replaceChildren(errorBox(err), ...(action ? [action] : []));
   if (notice) {
     status.replaceChildren(h("p", { className: "result", "data-state": "saved" }, notice));
   }
@@ -136,11 +136,12 @@ function environmentPanel(c, e, versions, titles, rows, total, reload, report) {
     h("button", { type: "submit", className: "primary", "data-testid": `${id}-publish` }, isProd ? "Promote" : "Publish"));
   publishForm.addEventListener("submit", async (ev) => {
     ev.preventDefault();
+    const versionId = select.value;
     try {
-      const p = await publish(c.id, e.name, select.value);
+      const p = await publish(c.id, e.name, versionId);
       await reload(`${isProd ? "Promoted" : "Published"} ${p.title} to ${e.name}.`);
     } catch (err) {
-      report(err);
+      report(err, err.code === "APPROVAL_REQUIRED" ? requestControl(c, e, versionId, titles, reload, report) : null);
     }
   });
   if (!versions.length) {
@@ -160,6 +161,22 @@ function environmentPanel(c, e, versions, titles, rows, total, reload, report) {
         total > rows.length ? `Full history (${total} publications)` : "History page"),
       e.activeVersionId ? h("a", { href: `#/canvases/${c.id}/playground/environment/${encodeURIComponent(e.name)}` }, "Run in playground") : null,
       e.isSystem ? null : deleteControl(e, reload, report)));
+}
+
+// requestControl asks, after a publish to a protected environment was
+// refused (APPROVAL_REQUIRED), for a publication request of the version
+// that other people approve.
+function requestControl(c, e, versionId, titles, reload, report) {
+  return h("button", { type: "button", className: "primary", "data-testid": `env-${e.name}-request`, onclick: async (ev) => {
+    ev.currentTarget.disabled = true;
+    try {
+      const r = await request("POST", "/publication-requests", { resourceType: "prompt", resourceId: c.id, envName: e.name, versionId });
+      await reload(`Requested the publication of ${titles.get(versionId) || versionId} to ${e.name}: ` +
+        `${r.requiredApprovals} approval${r.requiredApprovals === 1 ? "" : "s"} by other people publish it (request ${r.id}).`);
+    } catch (err) {
+      report(err);
+    }
+  } }, "Request publication");
 }
 
 // deleteControl deletes a custom environment after a second, explicit
