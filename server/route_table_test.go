@@ -163,7 +163,7 @@ func routeCases(w *world) []routeCase {
 		// Only the requester, the world's Requester key, withdraws: any
 		// other caller allowed to try is refused once the route checks it.
 		{"POST /publication-requests/{id}/withdraw", editor, true, 403, fresh("/publication-requests/{}/withdraw",
-			w.NewRequest, nil)},
+			w.NewRequest, map[string]any{"comment": "not mine"})},
 
 		{"POST /v2/chat/completions", editor, true, 200, fixed("/v2/chat/completions",
 			map[string]any{"canvas_id": w.Canvas, "variables": map[string]any{"name": "Ada"}})},
