@@ -33,6 +33,10 @@ const (
 	// ENOOUTPUT is a workflow run that ended with no step left to give
 	// its output.
 	ENOOUTPUT = "NO_OUTPUT"
+	// EAPPROVALREQUIRED is a change of a protected environment made
+	// directly: it goes through a publication request
+	// (POST /publication-requests) that other people approve.
+	EAPPROVALREQUIRED = "APPROVAL_REQUIRED"
 )
 
 // Error is the one error type of the domain. Code is machine-readable,
@@ -78,6 +82,14 @@ func Invalid(message string, details ...Detail) *Error {
 // found, for example NotFound("canvas").
 func NotFound(what string) *Error {
 	return Errorf(ENOTFOUND, "%s not found", what)
+}
+
+// ApprovalRequired returns the APPROVAL_REQUIRED error of a direct
+// change of the protected environment envName, pointing at publication
+// requests.
+func ApprovalRequired(envName string) *Error {
+	return Errorf(EAPPROVALREQUIRED, "The %s environment is protected: publish to it through a publication request "+
+		"(POST /publication-requests) that other people approve.", envName)
 }
 
 // ErrorCode returns the code of the first *Error in err's chain, "" for nil,

@@ -245,7 +245,16 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 				return notifier.CanvasEventJob(workspaceID, pub.PromptID, pub.PublicationID,
 					webhook.EventPublicationCreated, pub)
 			}},
-		Published: tel.publishHook})
+		Published: tel.publishHook,
+		RequestEvents: &env.RequestEvents{Types: map[string]string{
+			env.StepCreated:   webhook.EventPublicationRequestCreated,
+			env.StepApproved:  webhook.EventPublicationRequestApproved,
+			env.StepRejected:  webhook.EventPublicationRequestRejected,
+			env.StepWithdrawn: webhook.EventPublicationRequestWithdrawn,
+			env.StepPublished: webhook.EventPublicationRequestPublished,
+		}, Job: func(workspaceID, typ string, r *env.PublicationRequest) (*queue.Job, error) {
+			return notifier.CanvasEventJob(workspaceID, r.ResourceID, r.ID, typ, r)
+		}}})
 	if err := RegisterCacheMetrics(opts.Metrics, "served_version", e.Environments.CacheStats); err != nil {
 		return nil, fmt.Errorf("engine: metrics: %w", err)
 	}

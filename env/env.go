@@ -32,6 +32,38 @@ type Environment struct {
 	// is its split, nil for a publication of one version.
 	ActivePublicationID string       `json:"-"`
 	Split               []SplitEntry `json:"-"`
+	// Protected environments are published to only through publication
+	// requests that RequiredApprovals other people approve (0 when not
+	// protected), and, with RequiredExperiment, only a version that passed
+	// it.
+	Protected          bool                `json:"protected"`
+	RequiredApprovals  int                 `json:"requiredApprovals"`
+	RequiredExperiment *RequiredExperiment `json:"requiredExperiment"`
+}
+
+// RequiredExperiment is the evaluation a version must have passed before
+// a publication request of it to a protected environment may be approved:
+// a completed experiment of the version over test cases of every tag of
+// TagIDs whose pass rate for it is at least MinPassRate.
+type RequiredExperiment struct {
+	TagIDs      []string `json:"tagIds"`
+	MinPassRate float64  `json:"minPassRate"`
+}
+
+// Approval bounds of a protected environment.
+const (
+	MinApprovals = 1
+	MaxApprovals = 5
+)
+
+// PolicyParams set the protection of an environment.
+type PolicyParams struct {
+	WorkspaceID string
+	ID          string
+	// Protected false clears the policy: no approvals, no experiment.
+	Protected          bool
+	RequiredApprovals  int
+	RequiredExperiment *RequiredExperiment
 }
 
 // Publication is one entry of an environment's history: a version published
@@ -114,14 +146,20 @@ type Store interface {
 	// then by name.
 	ListEnvironments(ctx context.Context, workspaceID, canvasID string) ([]*Environment, error)
 	// DeleteEnvironment removes a custom environment and its history;
-	// production is CONFLICT.
+	// production, or a protected environment, is CONFLICT.
 	DeleteEnvironment(ctx context.Context, workspaceID, id string) error
+	// SetPolicy sets the protection of an environment of a live canvas
+	// and returns the environment. The tags of a required experiment must
+	// be live tags of the canvas (VALIDATION otherwise).
+	SetPolicy(ctx context.Context, p PolicyParams) (*Environment, error)
 
 	// Publish makes the version (or split) the active publication of the
 	// environment in one transaction: the replaced publication gets
 	// unpublishedAt, and the new one the next Seq. When the same version
 	// and split are already active nothing changes and created is false.
-	// The versions must be live versions of the canvas. The job of p.Event,
+	// The versions must be live versions of the canvas. A protected
+	// environment is APPROVAL_REQUIRED, decided in the transaction: only
+	// an approved publication request publishes there. The job of p.Event,
 	// when written, commits with the publication.
 	Publish(ctx context.Context, p PublishParams) (pub *Publication, created bool, err error)
 	// ListPublications returns one page of an environment's history, newest
@@ -135,6 +173,29 @@ type Store interface {
 	// one VariantStats per variant 0..variants-1 (a run without a variant
 	// counts as variant 0), each over at most MaxStatsRuns runs.
 	SplitStats(ctx context.Context, workspaceID, id string, variants int) ([]VariantStats, error)
+
+	// CreateRequest writes a pending publication request of a live version
+	// of the canvas to the environment p.EnvName (production created on
+	// demand), remembering what the environment serves and when the
+	// version last changed. A request for the version the environment
+	// serves already is CONFLICT.
+	CreateRequest(ctx context.Context, p CreateRequestParams) (*PublicationRequest, error)
+	// GetRequest returns a request of a live canvas.
+	GetRequest(ctx context.Context, workspaceID, id string) (*PublicationRequest, error)
+	// ListRequests returns one page of requests, newest first, and how
+	// many q selects.
+	ListRequests(ctx context.Context, q RequestQuery) ([]*PublicationRequest, int, error)
+	// DecideRequest applies a decision to a pending request in one
+	// transaction (a request no longer pending is CONFLICT). Withdraw is
+	// the requester's only (FORBIDDEN otherwise); approve and reject are
+	// anyone's but the requester's (FORBIDDEN), and a principal approves
+	// once (CONFLICT). An approval of a version changed since the request
+	// was made is CONFLICT, and so is one the environment's required
+	// experiment does not allow, decided in SQL in the transaction. The
+	// approval that reaches the environment's required approvals (at least
+	// one) publishes the version in the same transaction, with the step
+	// every publish takes, and returns the publication.
+	DecideRequest(ctx context.Context, p DecideParams) (*PublicationRequest, *Publication, error)
 }
 
 // FindEnvironmentParams name the environment Name of the canvas CanvasID of

@@ -2,6 +2,7 @@ package env
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -33,6 +34,9 @@ type Service struct {
 	event       *PublicationEvent
 	eventNotify func()
 	published   func(ctx context.Context, workspaceID string, pub *Publication)
+	// requestEvents, when set, are the webhook events of publication
+	// requests.
+	requestEvents *RequestEvents
 
 	// served caches what ActiveVersion reads; nil (no caching) unless both
 	// stores are one canvas.ChangeVersioner.
@@ -106,17 +110,22 @@ type Options struct {
 	// Published, when set, is called with the request's context after each
 	// publish that created a publication, once it committed.
 	Published func(ctx context.Context, workspaceID string, pub *Publication)
+	// RequestEvents are the webhook events of publication requests' steps,
+	// whose jobs commit with the steps; Notify is called after a step
+	// that wrote one.
+	RequestEvents *RequestEvents
 }
 
 // NewService returns a Service.
 func NewService(opts Options) *Service {
 	return &Service{
-		store:       opts.Store,
-		canvases:    opts.Canvases,
-		event:       opts.Event,
-		eventNotify: opts.Notify,
-		published:   opts.Published,
-		served:      freshcache.New[servedKey, release](opts.Changes, servedCacheSize),
+		store:         opts.Store,
+		canvases:      opts.Canvases,
+		event:         opts.Event,
+		eventNotify:   opts.Notify,
+		published:     opts.Published,
+		requestEvents: opts.RequestEvents,
+		served:        freshcache.New[servedKey, release](opts.Changes, servedCacheSize),
 	}
 }
 
@@ -251,22 +260,17 @@ func (s *Service) ListEnvironments(ctx context.Context, canvasID string) ([]*Env
 }
 
 // DeleteEnvironment deletes a custom environment and its history. The
-// production environment cannot be deleted (CONFLICT), nor one that live
-// versions of other canvases include ({{> ID@ENV}}) unless opts force it
-// (CONFLICT listing them). It requires the editor role.
+// production environment, and a protected one, cannot be deleted
+// (CONFLICT), nor one that live versions of other canvases include
+// ({{> ID@ENV}}) unless opts force it (CONFLICT listing them). It requires
+// the editor role.
 func (s *Service) DeleteEnvironment(ctx context.Context, id string, opts ...canvas.DeleteOptions) error {
 	p, err := canvas.Authorize(ctx, canvas.RoleEditor)
 	if err != nil {
 		return err
 	}
-	e, err := s.store.GetEnvironment(ctx, p.WorkspaceID, id)
+	e, err := s.reachableEnvironment(ctx, p, id)
 	if err != nil {
-		return err
-	}
-	if _, err := s.canvas(ctx, p, e.ResourceID); err != nil {
-		if canvas.ErrorCode(err) == canvas.ENOTFOUND {
-			return canvas.NotFound("environment")
-		}
 		return err
 	}
 	if e.IsSystem {
@@ -549,4 +553,78 @@ func ClampLimit(limit int) int {
 // canvas loads a live canvas and checks that the principal may reach it.
 func (s *Service) canvas(ctx context.Context, p *canvas.Principal, id string) (*canvas.Canvas, error) {
 	return canvas.ReachableCanvas(ctx, s.canvases, p, id)
+}
+
+// SetPolicyParams are the whole protection of an environment.
+type SetPolicyParams struct {
+	ID string
+	// Protected false clears the policy; RequiredApprovals and
+	// RequiredExperiment are then refused.
+	Protected bool
+	// RequiredApprovals must be MinApprovals..MaxApprovals; zero with
+	// Protected means MinApprovals.
+	RequiredApprovals int
+	// RequiredExperiment, when set, gates every approval: its MinPassRate
+	// is 0..1, its TagIDs live tags of the canvas.
+	RequiredExperiment *RequiredExperiment
+}
+
+// SetPolicy sets the protection of an environment (production included)
+// and returns it. From then on a publish to a protected environment by any
+// path is APPROVAL_REQUIRED; it changes only through publication requests.
+// It requires the admin role.
+func (s *Service) SetPolicy(ctx context.Context, params SetPolicyParams) (*Environment, error) {
+	p, err := canvas.Authorize(ctx, canvas.RoleAdmin)
+	if err != nil {
+		return nil, err
+	}
+	var details []canvas.Detail
+	if params.Protected {
+		if params.RequiredApprovals == 0 {
+			params.RequiredApprovals = MinApprovals
+		}
+		if params.RequiredApprovals < MinApprovals || params.RequiredApprovals > MaxApprovals {
+			details = append(details, canvas.Detail{Path: "/json/requiredApprovals",
+				Message: fmt.Sprintf("must be between %d and %d", MinApprovals, MaxApprovals)})
+		}
+		if x := params.RequiredExperiment; x != nil {
+			if x.MinPassRate < 0 || x.MinPassRate > 1 {
+				details = append(details, canvas.Detail{Path: "/json/requiredExperiment/minPassRate",
+					Message: "must be between 0 and 1"})
+			}
+			x.TagIDs = slices.Compact(slices.Sorted(slices.Values(x.TagIDs)))
+		}
+	} else {
+		if params.RequiredApprovals != 0 {
+			details = append(details, canvas.Detail{Path: "/json/requiredApprovals", Message: "needs protected: true"})
+		}
+		if params.RequiredExperiment != nil {
+			details = append(details, canvas.Detail{Path: "/json/requiredExperiment", Message: "needs protected: true"})
+		}
+	}
+	if details != nil {
+		return nil, canvas.Invalid("Request failed validation.", details...)
+	}
+	e, err := s.reachableEnvironment(ctx, p, params.ID)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.SetPolicy(ctx, PolicyParams{WorkspaceID: e.WorkspaceID, ID: e.ID, Protected: params.Protected,
+		RequiredApprovals: params.RequiredApprovals, RequiredExperiment: params.RequiredExperiment})
+}
+
+// reachableEnvironment returns an environment of a canvas p may reach; an
+// environment of a canvas p may not see is NOT_FOUND.
+func (s *Service) reachableEnvironment(ctx context.Context, p *canvas.Principal, id string) (*Environment, error) {
+	e, err := s.store.GetEnvironment(ctx, p.WorkspaceID, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.canvas(ctx, p, e.ResourceID); err != nil {
+		if canvas.ErrorCode(err) == canvas.ENOTFOUND {
+			return nil, canvas.NotFound("environment")
+		}
+		return nil, err
+	}
+	return e, nil
 }

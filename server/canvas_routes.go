@@ -30,6 +30,7 @@ func (s *Server) registerCanvasRoutes() {
 	s.route("GET /prompt-version", s.handleListVersions)
 	s.route("GET /prompt-version/{id}", withIDTagged(s.canvasService, "id", (*canvas.Service).GetVersion))
 	s.route("PATCH /prompt-version/{id}", s.handleUpdateVersion)
+	s.route("GET /prompt-version/{id}/diff", s.handleDiffVersions)
 	s.route("DELETE /prompt-version/{id}", deleteForced(s.canvasService, (*canvas.Service).DeleteVersion))
 
 	s.route("POST /prompt-version-message",
@@ -121,6 +122,26 @@ func (s *Server) handleListVersions(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	writeJSON(w, http.StatusOK, nonNil(list))
+	return nil
+}
+
+// handleDiffVersions serves what changes from the version of the query's
+// against to the version of the path.
+func (s *Server) handleDiffVersions(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathUUID(r, "id")
+	if err != nil {
+		return err
+	}
+	q := newQuery(r)
+	against := q.UUID("against", true)
+	if err := q.Err(); err != nil {
+		return err
+	}
+	d, err := s.canvases.DiffVersions(r.Context(), canvas.DiffVersionsParams{VersionID: id, AgainstID: against})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, d)
 	return nil
 }
 

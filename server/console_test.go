@@ -578,3 +578,57 @@ func TestConsole_WorkflowRuns(t *testing.T) {
 
 	assert.Empty(t, b.Errors(), "the page logs no errors")
 }
+
+// TestConsole_ProtectedEnvironment: promoting to a protected production in
+// the console shows why it is refused, and asks for a publication request
+// instead.
+func TestConsole_ProtectedEnvironment(t *testing.T) {
+	execPath := findChromium(t)
+	e := newTestEnv(t)
+	ec := mustEnvCanvas(t, e, 2)
+	ec.mustPublish(t, "production", 1)
+	r := e.Do(http.MethodGet, "/environment?resourceType=prompt&resourceId="+ec.Canvas.ID, e.Viewer, nil)
+	var envs []map[string]any
+	r.JSON(t, &envs)
+	protect(t, e, envs[0]["id"].(string), map[string]any{"protected": true, "requiredApprovals": 2})
+
+	b := newBrowser(t, execPath)
+	b.Do(t,
+		chromedp.Navigate(e.URL+"/console"),
+		chromedp.WaitVisible(chromedp.CSS(`#api-key`)),
+		chromedp.SendKeys(chromedp.CSS(`#api-key`), e.Editor),
+		chromedp.Click(chromedp.CSS(`#sign-in-button`)),
+		chromedp.WaitVisible(chromedp.CSS(`#nav-canvases`)),
+		chromedp.Navigate(e.URL+"/console#/canvases/"+ec.Canvas.ID+"/environments"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="env-production-protected"]`)),
+	)
+	assert.Contains(t, browserRun(t, b, chromedp.Text(chromedp.CSS(`[data-testid="env-production-protected"]`))), "protected: 2 approvals")
+	b.Do(t,
+		chromedp.SetValue(chromedp.CSS(`[data-testid="env-production-version"]`), ec.Versions[1].ID),
+		chromedp.Click(chromedp.CSS(`[data-testid="env-production-publish"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="env-production-request"]`)),
+	)
+	assert.Contains(t, browserRun(t, b, chromedp.Text(chromedp.CSS(`[data-testid="environments-result"] [data-testid="error"]`))),
+		"POST /publication-requests")
+	b.Do(t,
+		chromedp.Click(chromedp.CSS(`[data-testid="env-production-request"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="environments-result"] [data-state="saved"]`)),
+	)
+	assert.Contains(t, browserRun(t, b, chromedp.Text(chromedp.CSS(`[data-testid="environments-result"]`))),
+		"Requested the publication of v2 to production")
+	list := e.Do(http.MethodGet, "/publication-requests?status=pending", e.Viewer, nil)
+	require.Equal(t, http.StatusOK, list.Status)
+	var page struct {
+		Data []map[string]any `json:"data"`
+	}
+	list.JSON(t, &page)
+	require.Len(t, page.Data, 1)
+	assert.Equal(t, ec.Versions[1].ID, page.Data[0]["versionId"])
+	served := e.Do(http.MethodGet, "/environment/version?resourceType=prompt&resourceId="+ec.Canvas.ID+"&envName=production", e.Viewer, nil)
+	assert.Equal(t, ec.Versions[0].ID, served.Map(t)["id"], "production serves what it did")
+	// The browser logs the answers that were not 2xx (the refused publish,
+	// and the applications this server has no service for); nothing else.
+	for _, msg := range b.Errors() {
+		assert.Contains(t, msg, "Failed to load resource", "the page logs no script error")
+	}
+}

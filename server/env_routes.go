@@ -14,6 +14,7 @@ func (s *Server) registerEnvironmentRoutes() {
 	s.route("POST /environment", s.handleCreateEnvironment)
 	s.route("GET /environment", s.handleListEnvironments)
 	s.route("DELETE /environment/{id}", deleteForced(s.envService, (*env.Service).DeleteEnvironment))
+	s.route("PATCH /environment/{id}", s.handleSetPolicy)
 	s.route("POST /environment/publish", s.handlePublish)
 	s.route("GET /environment/versions", s.handleEnvironmentHistory)
 	s.route("GET /environment/version", s.handleEnvironmentVersion)
@@ -35,6 +36,29 @@ func (s *Server) handleCreateEnvironment(w http.ResponseWriter, r *http.Request)
 		return err
 	}
 	writeJSON(w, http.StatusCreated, e)
+	return nil
+}
+
+// handleSetPolicy sets an environment's protection: 200 with the
+// environment.
+func (s *Server) handleSetPolicy(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathUUID(r, "id")
+	if err != nil {
+		return err
+	}
+	var req wire.EnvironmentPolicyRequest
+	if err := s.decodeJSON(r, "EnvironmentPolicyRequest", &req); err != nil {
+		return err
+	}
+	params := env.SetPolicyParams{ID: id, Protected: req.Protected, RequiredApprovals: req.RequiredApprovals}
+	if x := req.RequiredExperiment; x != nil {
+		params.RequiredExperiment = &env.RequiredExperiment{TagIDs: x.TagIDs, MinPassRate: x.MinPassRate}
+	}
+	e, err := s.environments.SetPolicy(r.Context(), params)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, e)
 	return nil
 }
 

@@ -35,6 +35,9 @@ var statusOf = map[string]int{
 	// model would.
 	canvas.EREJECTED: http.StatusConflict,
 	canvas.ENOOUTPUT: http.StatusBadGateway,
+	// A direct publish to a protected environment conflicts with its
+	// policy.
+	canvas.EAPPROVALREQUIRED: http.StatusConflict,
 }
 
 // ErrorStatus returns the HTTP status for an error code.

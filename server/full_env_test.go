@@ -108,6 +108,10 @@ type world struct {
 	Experiment, Result string
 	// Evaluator is a saved evaluator of Canvas.
 	Evaluator string
+	// Requester is an editor key of its own, which makes the world's
+	// publication requests (Request, pending, of a new version to
+	// production), so that the world's other callers may decide them.
+	Requester, Request string
 }
 
 // newWorld fills e's workspace.
@@ -168,7 +172,17 @@ func newWorld(t *testing.T, e *fullEnv) *world {
 	w.Result = rp.Data[0].ID
 	w.Evaluator = mustCreate(t, e.testEnv, "/evaluators", e.Editor, map[string]any{"promptId": w.Canvas,
 		"name": "polite", "type": "contains"})["id"].(string)
+	w.Requester = e.Key(canvas.RoleEditor)
+	w.Request = w.NewRequest(t)
 	return w
+}
+
+// NewRequest makes a pending publication request, by Requester, of a new
+// version of Canvas to production.
+func (w *world) NewRequest(t *testing.T) string {
+	t.Helper()
+	return mustCreate(t, w.e.testEnv, "/publication-requests", w.Requester, map[string]any{"resourceType": "prompt",
+		"resourceId": w.Canvas, "envName": "production", "versionId": w.NewVersion(t), "comment": "ready"})["id"].(string)
 }
 
 // NewExperiment starts an experiment of Canvas over Version and TestCase,

@@ -118,6 +118,7 @@ func routeCases(w *world) []routeCase {
 		{"POST /prompt-version", editor, true, 201, fixed("/prompt-version", version)},
 		{"GET /prompt-version", viewer, true, 200, fixed("/prompt-version?promptId="+w.Canvas, nil)},
 		{"GET /prompt-version/{id}", viewer, true, 200, fixed("/prompt-version/"+w.Version, nil)},
+		{"GET /prompt-version/{id}/diff", viewer, true, 200, fixed("/prompt-version/"+w.Version+"/diff?against="+w.WorkflowVersion, nil)},
 		{"PATCH /prompt-version/{id}", editor, true, 200, fixed("/prompt-version/"+w.Version, map[string]any{"title": "v1"})},
 		{"DELETE /prompt-version/{id}", editor, true, 204, fresh("/prompt-version/{}", func(t *testing.T) string {
 			return mustCreate(t, e.testEnv, "/prompt-version", e.Editor, version)["id"].(string)
@@ -139,6 +140,7 @@ func routeCases(w *world) []routeCase {
 		}},
 		{"GET /environment", viewer, true, 200, fixed("/environment"+q, nil)},
 		{"DELETE /environment/{id}", editor, true, 204, fresh("/environment/{}", w.NewEnvironment, nil)},
+		{"PATCH /environment/{id}", admin, true, 200, fixed("/environment/"+w.Environment, map[string]any{"protected": false})},
 		{"POST /environment/publish", editor, true, 201, func(t *testing.T) routeRequest {
 			return routeRequest{path: "/environment/publish", body: map[string]any{"resourceType": "prompt",
 				"resourceId": w.Canvas, "envName": "production", "versionId": w.NewVersion(t)}}
@@ -149,6 +151,21 @@ func routeCases(w *world) []routeCase {
 		{"GET /environment/watch", viewer, true, 200, func(*testing.T) routeRequest {
 			return routeRequest{path: "/environment/watch" + q + "&envName=production", stream: true}
 		}},
+
+		{"POST /publication-requests", editor, true, 201, func(t *testing.T) routeRequest {
+			return routeRequest{path: "/publication-requests", body: map[string]any{"resourceType": "prompt",
+				"resourceId": w.Canvas, "envName": "production", "versionId": w.NewVersion(t)}}
+		}},
+		{"GET /publication-requests", viewer, false, 200, fixed("/publication-requests?status=pending", nil)},
+		{"GET /publication-requests/{id}", viewer, true, 200, fixed("/publication-requests/"+w.Request, nil)},
+		{"POST /publication-requests/{id}/approve", editor, true, 200, fresh("/publication-requests/{}/approve",
+			w.NewRequest, map[string]any{"comment": "looks right"})},
+		{"POST /publication-requests/{id}/reject", editor, true, 200, fresh("/publication-requests/{}/reject",
+			w.NewRequest, map[string]any{"comment": "not yet"})},
+		// Only the requester, the world's Requester key, withdraws: any
+		// other caller allowed to try is refused once the route checks it.
+		{"POST /publication-requests/{id}/withdraw", editor, true, 403, fresh("/publication-requests/{}/withdraw",
+			w.NewRequest, map[string]any{"comment": "not mine"})},
 
 		{"POST /v2/chat/completions", editor, true, 200, fixed("/v2/chat/completions",
 			map[string]any{"canvas_id": w.Canvas, "variables": map[string]any{"name": "Ada"}})},

@@ -249,6 +249,7 @@ func newServer(opts Options) (*Server, error) {
 	s.registerProjectRoutes()
 	s.registerAPIKeyRoutes()
 	s.registerEnvironmentRoutes()
+	s.registerRequestRoutes()
 	s.registerCompletionRoutes()
 	s.registerOpenAIRoutes()
 	s.registerTaskRoutes()

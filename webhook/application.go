@@ -17,6 +17,13 @@ const (
 	EventWorkflowRunPaused    = "workflow_run.paused"
 	// An experiment ended: completed, failed or cancelled.
 	EventExperimentCompleted = "experiment.completed"
+	// A publication request was made, approved (once per approval),
+	// rejected, withdrawn, or published by its last approval.
+	EventPublicationRequestCreated   = "publication_request.created"
+	EventPublicationRequestApproved  = "publication_request.approved"
+	EventPublicationRequestRejected  = "publication_request.rejected"
+	EventPublicationRequestWithdrawn = "publication_request.withdrawn"
+	EventPublicationRequestPublished = "publication_request.published"
 )
 
 // Application ties a canvas, at one of its environments, to a webhook

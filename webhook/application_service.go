@@ -26,7 +26,8 @@ const DefaultSecretOverlap = 24 * time.Hour
 func EventTypes() []string {
 	return []string{EventCompletionSucceeded, EventCompletionFailed, EventTaskSucceeded, EventTaskFailed,
 		EventPublicationCreated, EventGenerationCompleted, EventWorkflowRunCompleted, EventWorkflowRunFailed,
-		EventWorkflowRunPaused, EventExperimentCompleted, EventTest}
+		EventWorkflowRunPaused, EventExperimentCompleted, EventPublicationRequestCreated, EventPublicationRequestApproved,
+		EventPublicationRequestRejected, EventPublicationRequestWithdrawn, EventPublicationRequestPublished, EventTest}
 }
 
 // ApplicationOptions wire an ApplicationService. Store and Canvases are

@@ -20,6 +20,28 @@ type Environment struct {
 	CreatedAt    time.Time `json:"createdAt"`
 	// ActiveVersionID is the version the environment serves, or null.
 	ActiveVersionID *string `json:"activeVersionId"`
+	// Protected environments are published to only through publication
+	// requests that RequiredApprovals other people approve.
+	Protected          bool                `json:"protected"`
+	RequiredApprovals  int                 `json:"requiredApprovals"`
+	RequiredExperiment *RequiredExperiment `json:"requiredExperiment"`
+}
+
+// RequiredExperiment is what a version must have passed before a request
+// to publish it to a protected environment may be approved: a completed
+// experiment over test cases of every tag of TagIDs whose pass rate for
+// the version is at least MinPassRate.
+type RequiredExperiment struct {
+	TagIDs      []string `json:"tagIds"`
+	MinPassRate float64  `json:"minPassRate"`
+}
+
+// EnvironmentPolicyRequest is the body of PATCH /environment/{id}: the
+// whole protection of the environment. Protected false clears it.
+type EnvironmentPolicyRequest struct {
+	Protected          bool                `json:"protected"`
+	RequiredApprovals  int                 `json:"requiredApprovals,omitempty"`
+	RequiredExperiment *RequiredExperiment `json:"requiredExperiment,omitempty"`
 }
 
 // CreateEnvironmentRequest is the body of POST /environment.

@@ -21,6 +21,9 @@ const (
 	CodeCancelled         = "CANCELLED"
 	CodeRejected          = "REJECTED"
 	CodeNoOutput          = "NO_OUTPUT"
+	// CodeApprovalRequired is a direct publish to a protected
+	// environment: publish through a publication request instead.
+	CodeApprovalRequired = "APPROVAL_REQUIRED"
 )
 
 // ErrorBody is the body of every error answer, and the data of a

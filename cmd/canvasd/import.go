@@ -19,8 +19,11 @@ import (
 // projects by name. What is missing is created (keeping the file's ids),
 // environments are created and published as the files say, and each change
 // is printed. An environment the files say serves nothing is left as it
-// is (publications cannot be withdrawn). Credentials, which the files name
-// by name, are the target workspace's credentials of those names; a file
+// is (publications cannot be withdrawn). A protected environment the files
+// would move stops the import there with APPROVAL_REQUIRED, which the
+// publish itself answers, as it does on every path; a dry run reports it.
+// Credentials, which the files name by name, are the target workspace's
+// credentials of those names; a file
 // naming a credential the workspace does not have stops the import with an
 // error naming it, before that canvas is written (import never creates a
 // credential: its key is never in a file). With --dry-run nothing is
@@ -276,6 +279,14 @@ func (im *importer) environments(ctx context.Context, c *canvas.Canvas, f *promp
 		}
 		want := ids[fe.VersionID]
 		if fe.VersionID == "" || want == active {
+			continue
+		}
+		if im.dryRun && i >= 0 && envs[i].Protected {
+			// A protected environment is published to only through an
+			// approved publication request: the publish below would be
+			// APPROVAL_REQUIRED.
+			fmt.Fprintf(im.out, "cannot publish version %s to %q of %q: the environment is protected "+
+				"(publish through POST /publication-requests)\n", want, fe.Name, c.Title)
 			continue
 		}
 		im.change("publish version %s to %q of %q", want, fe.Name, c.Title)

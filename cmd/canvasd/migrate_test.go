@@ -47,6 +47,9 @@ type sourceWorld struct {
 	// experiment of Version, ReviewItem Completion in the review queue,
 	// annotated.
 	Evaluator, Experiment, ReviewItem string
+	// Request is a pending publication request of the second version to
+	// the protected staging, approved once.
+	Request string
 }
 
 // mustSourceWorld serves a new SQLite data directory and fills it, waits
@@ -130,6 +133,13 @@ func mustSourceWorld(t *testing.T, dir string) *sourceWorld {
 	create("/review-queue/"+w.ReviewItem+"/annotation", map[string]any{"passed": true, "score": 0.9}, 200)
 	w.Experiment = create("/experiments", map[string]any{"promptId": w.Canvas, "versionIds": []string{w.Version},
 		"evaluators": []map[string]any{{"name": "exact", "type": "exact"}}}, 202)["id"].(string)
+	status, policy := d.sendJSON(t, http.MethodPatch, "/environment/"+w.Environment, w.Key, map[string]any{"protected": true,
+		"requiredApprovals": 2})
+	require.Equal(t, http.StatusOK, status, "%v", policy)
+	w.Request = create("/publication-requests", map[string]any{"resourceType": "prompt", "resourceId": w.Canvas,
+		"envName": "staging", "versionId": second, "comment": "to staging"}, 201)["id"].(string)
+	status, approved := d.sendJSON(t, http.MethodPost, "/publication-requests/"+w.Request+"/approve", user, map[string]any{"comment": "ok"})
+	require.Equal(t, http.StatusOK, status, "%v", approved)
 	run := create("/test-case/"+w.TestCase+"/run", map[string]any{"promptVersionId": w.Version}, 200)
 	w.Generation, w.Execution = run["generationId"].(string), run["executionId"].(string)
 	w.WorkflowRun = create("/workflow/runs", map[string]any{"versionId": w.WorkflowVersion,
@@ -191,6 +201,7 @@ func (w *sourceWorld) reads() []string {
 		"/evaluators?promptId=" + w.Canvas, "/experiments/" + w.Experiment, "/experiments/" + w.Experiment + "/results",
 		"/review-queue?promptId=" + w.Canvas, "/review-queue/" + w.ReviewItem,
 		"/webhooks/deliveries?applicationId=" + w.App, "/webhooks/deliveries/" + w.Delivery,
+		"/publication-requests", "/publication-requests/" + w.Request, "/experiments/" + w.Experiment,
 	}
 }
 

@@ -121,7 +121,7 @@ export async function environmentsView(canvasId, notice) {
       section.replaceWith(next);
     }
   };
-  const report = (err) => status.replaceChildren(errorBox(err));
+  const report = (err, action) => status.replaceChildren(errorBox(err), ...(action ? [action] : []));
   if (notice) {
     status.replaceChildren(h("p", { className: "result", "data-state": "saved" }, notice));
   }
@@ -146,18 +146,20 @@ function environmentPanel(c, e, versions, titles, rows, total, stats, reload, re
     h("button", { type: "submit", className: "primary", "data-testid": `${id}-publish` }, isProd ? "Promote" : "Publish"));
   publishForm.addEventListener("submit", async (ev) => {
     ev.preventDefault();
+    const versionId = select.value;
     try {
-      const p = await publish(c.id, e.name, select.value);
+      const p = await publish(c.id, e.name, versionId);
       await reload(`${isProd ? "Promoted" : "Published"} ${p.title} to ${e.name}.`);
     } catch (err) {
-      report(err);
+      report(err, err.code === "APPROVAL_REQUIRED" ? requestControl(c, e, versionId, titles, reload, report) : null);
     }
   });
   if (!versions.length) {
     publishForm.replaceChildren(h("p", { className: "hint" }, "No versions to publish yet."));
   }
   return h("section", { className: "panel", "aria-labelledby": `${id}-title`, "data-testid": id },
-    h("h3", { id: `${id}-title` }, e.name, " ", badge(e.isSystem ? "system" : "custom")),
+    h("h3", { id: `${id}-title` }, e.name, " ", badge(e.isSystem ? "system" : "custom"),
+      e.protected ? h("span", { "data-testid": `${id}-protected` }, " ", badge(`protected: ${e.requiredApprovals} approval${e.requiredApprovals === 1 ? "" : "s"}`, "protected")) : null),
     h("p", null, "Active version: ",
       e.activeVersionId
         ? h("a", { href: `#/versions/${e.activeVersionId}`, "data-testid": `${id}-active` }, titles.get(e.activeVersionId) || e.activeVersionId)
@@ -264,6 +266,22 @@ function splitStatsTable(testid, stats, titles) {
     { label: "Cost", cell: (v) => money({ total: v.cost }) },
     { label: "Feedback", cell: (v) => (v.feedbackCount ? `${v.feedbackMean.toFixed(2)} (${v.feedbackCount})` : "—") },
   ], stats.variants, "No runs yet.")];
+}
+
+// requestControl asks, after a publish to a protected environment was
+// refused (APPROVAL_REQUIRED), for a publication request of the version
+// that other people approve.
+function requestControl(c, e, versionId, titles, reload, report) {
+  return h("button", { type: "button", className: "primary", "data-testid": `env-${e.name}-request`, onclick: async (ev) => {
+    ev.currentTarget.disabled = true;
+    try {
+      const r = await request("POST", "/publication-requests", { resourceType: "prompt", resourceId: c.id, envName: e.name, versionId });
+      await reload(`Requested the publication of ${titles.get(versionId) || versionId} to ${e.name}: ` +
+        `${r.requiredApprovals} approval${r.requiredApprovals === 1 ? "" : "s"} by other people publish it (request ${r.id}).`);
+    } catch (err) {
+      report(err);
+    }
+  } }, "Request publication");
 }
 
 // deleteControl deletes a custom environment after a second, explicit

@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
@@ -12,7 +14,7 @@ import (
 // environments e joined with canvases c and their active publication ap
 // (envFrom).
 const envCols = `e.id, e.name, e.is_system, e.canvas_id, c.workspace_id, e.created_by, e.created_at,
-	ap.version_id, ap.id, ap.split`
+	ap.version_id, ap.id, ap.split, e.protected, e.required_approvals, e.required_experiment`
 
 // liveEnv joins environments e to a live canvas c of the workspace bound to
 // the first parameter.
@@ -32,7 +34,8 @@ func scanEnvironment(r Row) (*env.Environment, error) {
 	e := env.Environment{ResourceType: env.ResourcePrompt}
 	var pubID *string
 	err := r.Scan(&e.ID, &e.Name, &e.IsSystem, &e.ResourceID, &e.WorkspaceID, &e.CreatedBy,
-		&e.CreatedAt, &e.ActiveVersionID, &pubID, jsonCol{&e.Split})
+		&e.CreatedAt, &e.ActiveVersionID, &pubID, jsonCol{&e.Split}, &e.Protected, &e.RequiredApprovals,
+		jsonCol{&e.RequiredExperiment})
 	if pubID != nil {
 		e.ActivePublicationID = *pubID
 	}
@@ -152,21 +155,91 @@ func (s *Store) ListEnvironments(ctx context.Context, workspaceID, canvasID stri
 }
 
 // DeleteEnvironment removes a custom environment and its whole history;
-// production is CONFLICT.
+// production, or a protected environment (what it serves changes only
+// through approved requests), is CONFLICT.
 func (s *Store) DeleteEnvironment(ctx context.Context, workspaceID, id string) error {
 	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
-		var system bool
-		err := tx.QueryRow(ctx, `SELECT e.is_system`+liveEnv+` AND e.id = ?`+s.d.forUpdateOf("e"),
-			workspaceID, id).Scan(&system)
+		var system, protected bool
+		err := tx.QueryRow(ctx, `SELECT e.is_system, e.protected`+liveEnv+` AND e.id = ?`+s.d.forUpdateOf("e"),
+			workspaceID, id).Scan(&system, &protected)
 		if errors.Is(err, ErrNoRows) {
 			return canvas.NotFound("environment")
 		} else if err != nil {
 			return err
 		} else if system {
 			return canvas.Errorf(canvas.ECONFLICT, "The production environment cannot be deleted.")
+		} else if protected {
+			return canvas.Errorf(canvas.ECONFLICT, "The environment is protected; an admin unprotects it before it can be deleted.")
 		}
 		// Publications go with their environment (ON DELETE CASCADE).
 		_, err = tx.Exec(ctx, `DELETE FROM environments WHERE id = ?`, id)
 		return err
 	})
+}
+
+// SetPolicy sets the protection of an environment of a live canvas and
+// returns it. The environment's row is locked (Dialect.ForUpdate) as a
+// publish locks it, so a publish decides on the policy committed before
+// it or after it, never in between. Unprotecting clears the approvals and
+// the experiment. A required experiment's tags must be live tags of the
+// canvas.
+func (s *Store) SetPolicy(ctx context.Context, p env.PolicyParams) (*env.Environment, error) {
+	var out *env.Environment
+	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+		var canvasID string
+		err := tx.QueryRow(ctx, `SELECT e.canvas_id`+liveEnv+` AND e.id = ?`+s.d.forUpdateOf("e"),
+			p.WorkspaceID, p.ID).Scan(&canvasID)
+		if errors.Is(err, ErrNoRows) {
+			return canvas.NotFound("environment")
+		} else if err != nil {
+			return err
+		}
+		approvals, experiment := 0, any(nil)
+		if p.Protected {
+			approvals = p.RequiredApprovals
+			if x := p.RequiredExperiment; x != nil {
+				if err := checkTags(ctx, tx, s.d, p.WorkspaceID, canvasID, x.TagIDs); err != nil {
+					return err
+				}
+				if experiment, err = jsonText(env.RequiredExperiment{TagIDs: orEmpty(x.TagIDs), MinPassRate: x.MinPassRate}); err != nil {
+					return err
+				}
+			}
+		}
+		if _, err := tx.Exec(ctx, `UPDATE environments SET protected = ?, required_approvals = ?, required_experiment = ?
+			WHERE id = ?`, p.Protected, approvals, experiment, p.ID); err != nil {
+			return err
+		}
+		out, err = scanEnvironment(tx.QueryRow(ctx, `SELECT `+envCols+envFrom+` AND e.id = ?`, p.WorkspaceID, p.ID))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkTags returns VALIDATION naming each of ids that is not a live tag
+// of the canvas, at /json/requiredExperiment/tagIds/<i>.
+func checkTags(ctx context.Context, tx *Tx, d Dialect, workspaceID, canvasID string, ids []string) error {
+	rows, err := tx.Query(ctx, `SELECT id FROM test_case_tags WHERE workspace_id = ? AND prompt_id = ?
+		AND deleted_at IS NULL AND `+d.InIDs("id"), workspaceID, canvasID, IDs(ids))
+	found, err := RowsOf(rows, err, func(r Rows) (string, error) {
+		var id string
+		return id, r.Scan(&id)
+	})
+	if err != nil {
+		return err
+	}
+	var details []canvas.Detail
+	for i, id := range ids {
+		if !slices.Contains(found, id) {
+			details = append(details, canvas.Detail{Path: fmt.Sprintf("/json/requiredExperiment/tagIds/%d", i),
+				Message: "is not a tag of the canvas"})
+		}
+	}
+	if details != nil {
+		return canvas.Invalid("Request failed validation.", details...)
+	}
+	return nil
 }

@@ -106,10 +106,14 @@ func checkVersion(ctx context.Context, tx *Tx, workspaceID, id string) error {
 }
 
 // CreateMessage inserts m into a live version, setting its id when empty
-// and its timestamps; an id in use is CONFLICT.
+// and its timestamps; an id in use is CONFLICT, and a version a protected
+// environment serves is APPROVAL_REQUIRED (lockEditable).
 func (s *Store) CreateMessage(ctx context.Context, workspaceID string, m *canvas.Message) error {
 	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
 		if err := checkVersion(ctx, tx, workspaceID, m.PromptVersionID); err != nil {
+			return err
+		}
+		if err := s.lockEditable(ctx, tx, m.PromptVersionID); err != nil {
 			return err
 		}
 		return insertMessage(ctx, tx, m)
@@ -158,12 +162,17 @@ func (s *Store) ListMessages(ctx context.Context, workspaceID, versionID string)
 }
 
 // UpdateMessage applies p.Update to a live message, records p.By as its
-// updater, and returns it.
+// updater, and returns it; a message of a version a protected environment
+// serves is APPROVAL_REQUIRED.
 func (s *Store) UpdateMessage(ctx context.Context, p canvas.UpdateMessageParams) (*canvas.Message, error) {
 	workspaceID, id, upd, by := p.WorkspaceID, p.ID, p.Update, p.By
 	var out *canvas.Message
 	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
-		if _, err := getMessage(ctx, tx, workspaceID, id); err != nil {
+		cur, err := getMessage(ctx, tx, workspaceID, id)
+		if err != nil {
+			return err
+		}
+		if err := s.lockEditable(ctx, tx, cur.PromptVersionID); err != nil {
 			return err
 		}
 		var set setList
@@ -184,7 +193,6 @@ func (s *Store) UpdateMessage(ctx context.Context, p canvas.UpdateMessageParams)
 		if _, err := tx.Exec(ctx, `UPDATE messages SET `+set.sql()+` WHERE id = ?`, append(set.args, id)...); err != nil {
 			return err
 		}
-		var err error
 		out, err = getMessage(ctx, tx, workspaceID, id)
 		return err
 	})
@@ -194,13 +202,18 @@ func (s *Store) UpdateMessage(ctx context.Context, p canvas.UpdateMessageParams)
 	return out, nil
 }
 
-// DeleteMessage soft-deletes a live message.
+// DeleteMessage soft-deletes a live message; a message of a version a
+// protected environment serves is APPROVAL_REQUIRED.
 func (s *Store) DeleteMessage(ctx context.Context, workspaceID, id string) error {
 	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
-		if _, err := getMessage(ctx, tx, workspaceID, id); err != nil {
+		cur, err := getMessage(ctx, tx, workspaceID, id)
+		if err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `UPDATE messages SET deleted_at = ?, updated_at = ? WHERE id = ?`, tx.Now, tx.Now, id)
+		if err := s.lockEditable(ctx, tx, cur.PromptVersionID); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `UPDATE messages SET deleted_at = ?, updated_at = ? WHERE id = ?`, tx.Now, tx.Now, id)
 		return err
 	})
 }

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"slices"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,9 +40,10 @@ const (
 	qPublishedVersion = `SELECT v.title, v.draft, v.origin_version_id, v.version_index, v.created_by,
 		v.updated_by, v.created_at, v.updated_at, ` + promotedExpr + `
 		FROM versions v WHERE v.id = ? AND v.canvas_id = ? AND v.deleted_at IS NULL`
-	// qLockEnv locks an environment's row (Dialect.ForUpdate): publishes
-	// of one environment take turns from here to their commit.
-	qLockEnv   = `SELECT id FROM environments WHERE id = ?`
+	// qLockEnv locks an environment's row (Dialect.ForUpdate) and reads
+	// whether it is protected: publishes of one environment, and changes
+	// of its policy, take turns from here to their commit.
+	qLockEnv   = `SELECT protected FROM environments WHERE id = ?`
 	qActivePub = `SELECT ` + pubCols + pubFrom + ` WHERE p.environment_id = ? AND p.is_active`
 	// qCloseOther closes the active publication of an environment unless
 	// it is of the version and the split (its JSON text, '' for none)
@@ -102,7 +104,7 @@ func (s *Store) Publish(ctx context.Context, p env.PublishParams) (*env.Publicat
 	var created bool
 	err := s.write(ctx, Publishes, func(ctx context.Context, tx *Tx) error {
 		var err error
-		pub, created, err = s.publishTx(ctx, tx, p)
+		pub, created, err = s.publishTx(ctx, tx, p, false)
 		return err
 	})
 	if err != nil {
@@ -113,7 +115,11 @@ func (s *Store) Publish(ctx context.Context, p env.PublishParams) (*env.Publicat
 
 // publishTx makes p.VersionID (with p.Split, a checked split whose first
 // entry it is) the active publication of the environment inside tx;
-// Publish and UpdateVersion's promotion both take this step.
+// Publish, UpdateVersion's promotion and the approval that publishes a
+// publication request all take this step, and only the last passes
+// approved. A protected environment refuses any other publish that would
+// change it (APPROVAL_REQUIRED), decided after its row is locked, so that
+// no publish slips in beside a change of its policy.
 // Production is created on demand. The environment's row is locked
 // (Dialect.ForUpdate) before the active publication is read, so that of two
 // publishes at once, in any processes, the second sees what the first
@@ -123,7 +129,7 @@ func (s *Store) Publish(ctx context.Context, p env.PublishParams) (*env.Publicat
 // of p.Event for it is written with it when a subscription takes it. When
 // the version and split are already active nothing changes and created is
 // false.
-func (s *Store) publishTx(ctx context.Context, tx *Tx, p env.PublishParams) (*env.Publication, bool, error) {
+func (s *Store) publishTx(ctx context.Context, tx *Tx, p env.PublishParams, approved bool) (*env.Publication, bool, error) {
 	var splitText any
 	splitKey := ""
 	if p.Split != nil {
@@ -165,11 +171,22 @@ func (s *Store) publishTx(ctx context.Context, tx *Tx, p env.PublishParams) (*en
 	if err != nil {
 		return nil, false, err
 	}
-	var locked string
-	if err := tx.QueryRow(ctx, qLockEnv+s.d.ForUpdate(), e.ID).Scan(&locked); errors.Is(err, ErrNoRows) {
+	var protected bool
+	if err := tx.QueryRow(ctx, qLockEnv+s.d.ForUpdate(), e.ID).Scan(&protected); errors.Is(err, ErrNoRows) {
 		return nil, false, canvas.NotFound("environment") // deleted meanwhile
 	} else if err != nil {
 		return nil, false, err
+	}
+	if protected && !approved {
+		// Publishing the version a protected environment already serves
+		// changes nothing, and so needs no approval.
+		active, err := scanPublication(tx.QueryRow(ctx, qActivePub, e.ID))
+		if err == nil && active.VersionID == p.VersionID && sameSplit(active.Split, p.Split) {
+			return active, false, nil
+		} else if err != nil && !errors.Is(err, ErrNoRows) {
+			return nil, false, err
+		}
+		return nil, false, canvas.ApprovalRequired(e.Name)
 	}
 	// After the lock, a statement of READ COMMITTED sees every publish
 	// committed before it began. The active publication of another version
@@ -257,18 +274,24 @@ func (s *Store) writePublishEvent(ctx context.Context, tx *Tx, p env.PublishPara
 
 // unpublishProduction ends the production publication of a canvas when
 // versionID is its active version; otherwise it does nothing. It locks
-// production's row first, as a publish does.
+// production's row first, as a publish does; a protected production that
+// serves the version is APPROVAL_REQUIRED (production moves only through
+// approved requests).
 func (s *Store) unpublishProduction(ctx context.Context, tx *Tx, canvasID, versionID string) error {
 	var envID string
-	err := tx.QueryRow(ctx, `SELECT id FROM environments WHERE canvas_id = ? AND name = ? AND is_system`+s.d.ForUpdate(),
-		canvasID, env.Production).Scan(&envID)
+	var protected bool
+	err := tx.QueryRow(ctx, `SELECT id, protected FROM environments WHERE canvas_id = ? AND name = ? AND is_system`+s.d.ForUpdate(),
+		canvasID, env.Production).Scan(&envID, &protected)
 	if errors.Is(err, ErrNoRows) {
 		return nil
 	} else if err != nil {
 		return err
 	}
-	_, err = tx.Exec(ctx, `UPDATE publications SET is_active = false, unpublished_at = ?
+	n, err := tx.Exec(ctx, `UPDATE publications SET is_active = false, unpublished_at = ?
 		WHERE is_active AND version_id = ? AND environment_id = ?`, tx.Now, versionID, envID)
+	if err == nil && n > 0 && protected {
+		return canvas.ApprovalRequired(env.Production)
+	}
 	return err
 }
 
@@ -310,4 +333,40 @@ func (s *Store) ListPublications(ctx context.Context, workspaceID, envID string,
 		return nil, 0, err
 	}
 	return list, total, nil
+}
+
+// qServedProtected names a protected environment whose active publication
+// is the version bound to the parameter, if any.
+const qServedProtected = `SELECT e.name FROM publications p JOIN environments e ON e.id = p.environment_id
+	WHERE p.version_id = ? AND p.is_active AND e.protected ORDER BY e.name LIMIT 1`
+
+// lockEditable locks a version's row (Dialect.ForUpdate) and refuses a
+// change of its content (messages, variables, configuration) while a
+// protected environment serves it: APPROVAL_REQUIRED, since the change
+// would alter what that environment serves without an approved request.
+// A publish reads the version FOR SHARE, so after the lock the check sees
+// every publish of it that committed, and none commits before the edit
+// does.
+func (s *Store) lockEditable(ctx context.Context, tx *Tx, versionID string) error {
+	var id string
+	if err := tx.QueryRow(ctx, `SELECT id FROM versions WHERE id = ?`+s.d.ForUpdate(), versionID).Scan(&id); errors.Is(err, ErrNoRows) {
+		return canvas.NotFound("version")
+	} else if err != nil {
+		return err
+	}
+	var name string
+	err := tx.QueryRow(ctx, qServedProtected, versionID).Scan(&name)
+	if errors.Is(err, ErrNoRows) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	return canvas.Errorf(canvas.EAPPROVALREQUIRED, "The version is served by the protected %s environment: "+
+		"edit a new version and publish it through a publication request (POST /publication-requests).", name)
+}
+
+// sameSplit reports whether two publications' splits are the same (both
+// nil for publications of one version).
+func sameSplit(a, b []env.SplitEntry) bool {
+	return slices.Equal(a, b)
 }

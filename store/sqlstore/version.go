@@ -258,7 +258,9 @@ func versionRow(ctx context.Context, tx *Tx, workspaceID, id, lock string) (canv
 // in place, the others are soft-deleted); Content and MarkdownContent then
 // write the prompt message, creating it when missing; Promoted true
 // publishes the version to production with the same step Publish takes,
-// and false ends its production publication when it has one.
+// and false ends its production publication when it has one. A change of
+// the content (variables, configuration, messages) of a version that a
+// protected environment serves is APPROVAL_REQUIRED.
 func (s *Store) UpdateVersion(ctx context.Context, p canvas.UpdateVersionParams) (*canvas.Version, error) {
 	workspaceID, id, upd, by := p.WorkspaceID, p.ID, p.Update, p.By
 	var out *canvas.Version
@@ -290,6 +292,14 @@ func (s *Store) UpdateVersion(ctx context.Context, p canvas.UpdateVersionParams)
 			}
 			set.add("configuration", merged)
 		}
+		// A change of what the version says waits for, and is refused
+		// while, a protected environment serves it.
+		if upd.Variables != nil || len(upd.ConfigurationPatch) > 0 || upd.Messages != nil || upd.Content != nil ||
+			upd.MarkdownContent != nil {
+			if err := s.lockEditable(ctx, tx, id); err != nil {
+				return err
+			}
+		}
 		// The update takes the version's row lock, which a promotion's
 		// publish holds before it locks production (publishTx).
 		if _, err := tx.Exec(ctx, `UPDATE versions SET `+set.sql()+` WHERE id = ?`, append(set.args, id)...); err != nil {
@@ -310,7 +320,7 @@ func (s *Store) UpdateVersion(ctx context.Context, p canvas.UpdateVersionParams)
 		case *upd.Promoted:
 			if _, _, err := s.publishTx(ctx, tx, env.PublishParams{
 				WorkspaceID: workspaceID, CanvasID: canvasID, EnvName: env.Production, VersionID: id, By: by,
-			}); err != nil {
+			}, false); err != nil {
 				return err
 			}
 		default:
