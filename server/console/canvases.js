@@ -1,5 +1,6 @@
 // canvases.js holds the canvases list (search, create) and a canvas' page:
-// its versions, a compare picker, its environments and its workflow runs.
+// its versions, a compare picker, its environments, the canvases that
+// include it and its workflow runs.
 
 import { request, query, loadCanvas, runTotals } from "./api.js";
 import { h, table, when, badge, errorBox } from "./dom.js";
@@ -124,8 +125,35 @@ export async function canvasView(id) {
       { label: "Active version", cell: (e) => (e.activeVersionId ? h("a", { href: `#/versions/${e.activeVersionId}` }, titles.get(e.activeVersionId) || e.activeVersionId) : "—") },
       { label: "Kind", cell: (e) => (e.isSystem ? "system" : "custom") },
     ], envs, "No environments."),
+    h("h3", null, "Dependents"),
+    await dependentsTable(c.id),
     h("h3", { id: "runs-title" }, "Workflow runs"),
     runs);
+}
+
+// dependentsTable lists the live versions of other canvases that include
+// canvas id, each linked, with the reference they include it by. A
+// dependent the caller cannot read is shown by its ids.
+async function dependentsTable(id) {
+  let deps;
+  try {
+    deps = (await request("GET", `/prompt/${encodeURIComponent(id)}/dependents`)) || [];
+  } catch (err) {
+    return errorBox(err);
+  }
+  const titles = new Map();
+  await Promise.all([...new Set(deps.map((d) => d.canvasId))].map(async (cid) => {
+    try {
+      titles.set(cid, (await request("GET", `/prompt/${encodeURIComponent(cid)}`)).title || cid);
+    } catch {
+      // Shown by its id.
+    }
+  }));
+  return table("dependents-table", [
+    { label: "Canvas", cell: (d) => h("a", { href: `#/canvases/${d.canvasId}`, "data-testid": `dependent-canvas-${d.canvasId}` }, titles.get(d.canvasId) || d.canvasId) },
+    { label: "Version", cell: (d) => h("a", { href: `#/versions/${d.versionId}`, "data-testid": `dependent-version-${d.versionId}` }, `#${d.versionIndex}`) },
+    { label: "Includes", cell: (d) => (d.includedVersionIndex ? `version ${d.includedVersionIndex}` : `as ${d.environment} serves it`) },
+  ], deps, "No other canvas includes this one.");
 }
 
 // versionState shows a version's promoted, draft and workflow marks.
