@@ -6,6 +6,7 @@ import { request, query, loadCanvas, runTotals } from "./api.js";
 import { h, table, when, badge, errorBox } from "./dom.js";
 import { runsPanel } from "./runs.js";
 import { money, plural, versionLabel } from "./format.js";
+import { actor } from "./actors.js";
 
 // canvasesView lists the workspace's canvases with a search box and the
 // form that creates one. The list API has no search, so the filter runs
@@ -114,7 +115,7 @@ export async function canvasView(id) {
       { label: "Model", cell: (v) => (v.configuration && v.configuration.model) || "" },
       { label: "Runs", cell: (v) => (sums.has(v.id) ? String(sums.get(v.id).count) : partial ? "—" : "0") },
       { label: "Cost", cell: (v) => h("span", { "data-testid": `version-cost-${v.id}` }, money((sums.get(v.id) || {}).cost)) },
-      { label: "Created by", cell: (v) => h("span", { className: "mono" }, v.createdBy || "") },
+      { label: "Created by", cell: (v) => actor(v.createdBy) },
       { label: "Created", cell: (v) => when(v.createdAt) },
       { label: "Updated", cell: (v) => when(v.updatedAt) },
     ], list, "No versions yet."),

@@ -8,6 +8,7 @@ import { versionState, versionOptions } from "./canvases.js";
 import { publish } from "./environments.js";
 import { runSum } from "./format.js";
 import { highlighted, includedTitles, includesList, includeRefs, resolveMessages, resolvedList } from "./includes.js";
+import { actor } from "./actors.js";
 
 // knownConfigKeys are the configuration keys the console shows as fields;
 // any other key is shown, and kept, as JSON.
@@ -42,8 +43,8 @@ export async function versionView(id) {
     h("dl", { className: "fields" },
       h("dt", null, "Position"), h("dd", { "data-testid": "version-index" }, v.versionIndex ? `#${v.versionIndex}` : "—"),
       h("dt", null, "State"), state,
-      h("dt", null, "Created"), h("dd", null, `${when(v.createdAt)} by `, h("span", { className: "mono" }, v.createdBy)),
-      h("dt", null, "Updated"), h("dd", null, `${when(v.updatedAt)} by `, h("span", { className: "mono" }, v.updatedBy)),
+      h("dt", null, "Created"), h("dd", null, `${when(v.createdAt)} by `, actor(v.createdBy)),
+      h("dt", null, "Updated"), h("dd", null, `${when(v.updatedAt)} by `, actor(v.updatedBy)),
       v.originVersionId ? [h("dt", null, "From"), h("dd", null, h("a", { href: `#/versions/${v.originVersionId}`, "data-testid": "version-origin" },
         (others.find((o) => o.id === v.originVersionId) || {}).title || v.originVersionId))] : null,
       h("dt", null, "Runs"), h("dd", { "data-testid": "version-cost" }, runSum(totals)),
