@@ -2,14 +2,24 @@
 // showing the id at first and the actor's name once GET /actors has
 // answered, with the id in its title. The ids a page shows are asked for
 // together, at most 100 a request, and each name is kept for the rest of
-// the page load.
+// the page load, for as long as the same key is signed in.
 
-import { request } from "./api.js";
+import { request, apiKey } from "./api.js";
 import { h } from "./dom.js";
 
 const names = new Map(); // id → name, as answered
 const waiting = new Map(); // id → the elements waiting for its name
 let scheduled = false;
+let namesFor = null; // the key the names were answered to
+
+// forgetOnSignIn drops the names when another key signed in, since they
+// depend on who asks.
+function forgetOnSignIn() {
+  if (namesFor !== apiKey()) {
+    names.clear();
+    namesFor = apiKey();
+  }
+}
 
 // actor returns an element naming the actor id (createdBy, updatedBy,
 // publishedBy...); an empty id gives an empty element.
@@ -18,6 +28,7 @@ export function actor(id) {
   if (!id) {
     return el;
   }
+  forgetOnSignIn();
   show(el, id);
   if (!names.has(id)) {
     if (!waiting.has(id)) {
