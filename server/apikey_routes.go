@@ -7,13 +7,15 @@ import (
 )
 
 // registerAPIKeyRoutes mounts the management of the caller's workspace's
-// API keys, for admins without project restriction. A key's token is
-// answered once, by the create; its hash never.
+// API keys, for admins without project restriction (a key's token is
+// answered once, by the create; its hash never), and the names of actors
+// for any viewer.
 func (s *Server) registerAPIKeyRoutes() {
 	s.route("GET /api-keys", s.handleListAPIKeys)
 	s.route("POST /api-keys",
 		withBody(s, s.canvasService, "CreateAPIKeyRequest", http.StatusCreated, (*canvas.Service).CreateAPIKey))
 	s.route("DELETE /api-keys/{id}", deleteID(s.canvasService, (*canvas.Service).RevokeAPIKey))
+	s.route("GET /actors", s.handleActors)
 }
 
 // handleListAPIKeys serves one page of the workspace's API keys in the
@@ -50,3 +52,14 @@ const (
 	defaultKeyLimit = 20
 	maxKeyLimit     = 100
 )
+
+// handleActors serves GET /actors: the names to show for the actor ids
+// given as repeated id parameters.
+func (s *Server) handleActors(w http.ResponseWriter, r *http.Request) error {
+	names, err := s.canvases.Actors(r.Context(), r.URL.Query()["id"])
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": names})
+	return nil
+}

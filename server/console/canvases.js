@@ -1,10 +1,12 @@
 // canvases.js holds the canvases list (search, create) and a canvas' page:
-// its versions, a compare picker, its environments and its workflow runs.
+// its versions, a compare picker, its environments, the canvases that
+// include it and its workflow runs.
 
 import { request, query, loadCanvas, runTotals } from "./api.js";
 import { h, table, when, badge, errorBox } from "./dom.js";
 import { runsPanel } from "./runs.js";
 import { money, plural, versionLabel } from "./format.js";
+import { actor } from "./actors.js";
 
 // canvasesView lists the workspace's canvases with a search box and the
 // form that creates one. The list API has no search, so the filter runs
@@ -113,7 +115,7 @@ export async function canvasView(id) {
       { label: "Model", cell: (v) => (v.configuration && v.configuration.model) || "" },
       { label: "Runs", cell: (v) => (sums.has(v.id) ? String(sums.get(v.id).count) : partial ? "—" : "0") },
       { label: "Cost", cell: (v) => h("span", { "data-testid": `version-cost-${v.id}` }, money((sums.get(v.id) || {}).cost)) },
-      { label: "Created by", cell: (v) => h("span", { className: "mono" }, v.createdBy || "") },
+      { label: "Created by", cell: (v) => actor(v.createdBy) },
       { label: "Created", cell: (v) => when(v.createdAt) },
       { label: "Updated", cell: (v) => when(v.updatedAt) },
     ], list, "No versions yet."),
@@ -124,8 +126,35 @@ export async function canvasView(id) {
       { label: "Active version", cell: (e) => (e.activeVersionId ? h("a", { href: `#/versions/${e.activeVersionId}` }, titles.get(e.activeVersionId) || e.activeVersionId) : "—") },
       { label: "Kind", cell: (e) => (e.isSystem ? "system" : "custom") },
     ], envs, "No environments."),
+    h("h3", null, "Dependents"),
+    await dependentsTable(c.id),
     h("h3", { id: "runs-title" }, "Workflow runs"),
     runs);
+}
+
+// dependentsTable lists the live versions of other canvases that include
+// canvas id, each linked, with the reference they include it by. A
+// dependent the caller cannot read is shown by its ids.
+async function dependentsTable(id) {
+  let deps;
+  try {
+    deps = (await request("GET", `/prompt/${encodeURIComponent(id)}/dependents`)) || [];
+  } catch (err) {
+    return errorBox(err);
+  }
+  const titles = new Map();
+  await Promise.all([...new Set(deps.map((d) => d.canvasId))].map(async (cid) => {
+    try {
+      titles.set(cid, (await request("GET", `/prompt/${encodeURIComponent(cid)}`)).title || cid);
+    } catch {
+      // Shown by its id.
+    }
+  }));
+  return table("dependents-table", [
+    { label: "Canvas", cell: (d) => h("a", { href: `#/canvases/${d.canvasId}`, "data-testid": `dependent-canvas-${d.canvasId}` }, titles.get(d.canvasId) || d.canvasId) },
+    { label: "Version", cell: (d) => h("a", { href: `#/versions/${d.versionId}`, "data-testid": `dependent-version-${d.versionId}` }, `#${d.versionIndex}`) },
+    { label: "Includes", cell: (d) => (d.includedVersionIndex ? `version ${d.includedVersionIndex}` : `as ${d.environment} serves it`) },
+  ], deps, "No other canvas includes this one.");
 }
 
 // versionState shows a version's promoted, draft and workflow marks.

@@ -8,6 +8,7 @@ import { request } from "./api.js";
 import { h, errorBox, submitOnCtrlEnter } from "./dom.js";
 import { knownConfigKeys } from "./versions.js";
 import { loadChoices, modelPicker } from "./picker.js";
+import { highlighted, includedTitles, includesList, includeRefs, resolveMessages, resolvedList } from "./includes.js";
 
 const roles = ["system", "user", "assistant", "function"];
 const variableTypes = ["text", "number", "boolean", "json", "file"];
@@ -52,6 +53,45 @@ export async function newVersionView(originId, canvasId) {
       : "";
   };
   messages.addEventListener("input", showPlaceholders);
+
+  // Includes: each message's include tags are shown as links under it, the
+  // includes of all messages are listed, and the prompt can be previewed
+  // with them resolved as they resolve now.
+  const titles = await includedTitles(startMessages);
+  const includes = h("div", { id: "editor-includes", "aria-live": "polite" });
+  const preview = h("div", { id: "editor-preview", "data-testid": "editor-preview" });
+  let titling = null;
+  const showIncludes = () => {
+    const msgs = readMessages(messages);
+    [...messages.children].forEach((row, i) => {
+      const view = row.querySelector(".msg-includes");
+      const content = msgs[i].content;
+      view.hidden = !includeRefs(content).length;
+      view.replaceChildren(...(view.hidden ? [] : highlighted(content, titles)));
+    });
+    includes.replaceChildren(includesList(msgs, titles, "editor-includes-list") || "");
+    const missing = msgs.filter((m) => includeRefs(m.content).some((r) => !titles.has(r.canvasId)));
+    if (missing.length && !titling) {
+      titling = includedTitles(missing).then((found) => {
+        found.forEach((t, id) => titles.set(id, t));
+        titling = null;
+        if (found.size) {
+          showIncludes();
+        }
+      });
+    }
+  };
+  messages.addEventListener("input", showIncludes);
+  showIncludes();
+  const previewButton = h("button", { type: "button", id: "editor-preview-button", "data-testid": "editor-preview-button", onclick: async () => {
+    preview.replaceChildren(h("p", { className: "hint" }, "Resolving…"));
+    try {
+      const resolved = await resolveMessages(readMessages(messages), promptId);
+      preview.replaceChildren(h("h4", null, "Resolved prompt"), resolvedList(resolved, "editor-preview-messages"));
+    } catch (err) {
+      preview.replaceChildren(errorBox(err));
+    }
+  } }, "Preview resolved prompt");
   variables.addEventListener("input", showPlaceholders);
   const addVariable = h("button", { type: "button", id: "add-variable", "data-testid": "add-variable", onclick: () => {
     const row = variableRow({ name: "", type: "text", required: false, description: "" });
@@ -109,8 +149,11 @@ export async function newVersionView(originId, canvasId) {
       h("label", { for: "editor-draft" }, "Draft"), h("div", null, draft, h("span", { className: "hint" }, " marks the version as work in progress"))),
     h("h3", null, "Messages"),
     h("p", { className: "hint" }, "The prompt is the system message at index 0; the others follow it in order. Use {{name}} for a variable."),
+    h("p", { className: "hint" }, "{{> CANVAS_ID}} includes what a canvas's production serves; {{> CANVAS_ID@ENV}} what an environment serves; {{> CANVAS_ID@vN}} its version N."),
     messages,
-    h("div", { className: "actions" }, addMessage),
+    h("div", { className: "actions" }, addMessage, previewButton),
+    includes,
+    preview,
     h("h3", null, "Variables"),
     h("table", { className: "editor-variables" },
       h("thead", null, h("tr", null, ["Name", "Type", "Required", "Description", ""].map((l) => h("th", { scope: "col" }, l)))),
@@ -292,7 +335,8 @@ function messageRow(m) {
         renumber(list);
         list.dispatchEvent(new Event("input"));
       } }, "Remove")),
-    content);
+    content,
+    h("pre", { className: "code msg-includes", "data-testid": "msg-includes", hidden: true }));
   return row;
 }
 

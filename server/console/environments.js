@@ -9,6 +9,7 @@ import { request, query, loadCanvas } from "./api.js";
 import { h, table, when, badge, errorBox } from "./dom.js";
 import { versionOptions } from "./canvases.js";
 import { money } from "./format.js";
+import { actor } from "./actors.js";
 
 const historyPageSize = 20;
 const maxNameLength = 64;
@@ -78,7 +79,7 @@ function historyTable(testid, canvasId, envName, rows, changed, report) {
     { label: "Version", cell: (p) => [h("a", { href: `#/versions/${p.versionId}` }, p.title),
       p.split ? h("span", { className: "hint", "data-testid": `split-${p.publicationId}` }, ` split ${p.split.map((s) => s.weight).join("/")}`) : null] },
     { label: "Published", cell: (p) => when(p.publishedAt) },
-    { label: "By", cell: (p) => h("span", { className: "mono" }, p.publishedBy) },
+    { label: "By", cell: (p) => actor(p.publishedBy) },
     { label: "Unpublished", cell: (p) => when(p.unpublishedAt) },
     { label: "Active", cell: (p) => (p.isActive ? badge("active", "on") : "") },
     { label: "", cell: (p) => (p.isActive ? "" : h("button", {

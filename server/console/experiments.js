@@ -10,6 +10,7 @@ import { request, query, loadCanvas, listAll } from "./api.js";
 import { h, table, when, badge, errorBox } from "./dom.js";
 import { money, show, plural, versionLabel } from "./format.js";
 import { loadChoices, modelPicker } from "./picker.js";
+import { actor } from "./actors.js";
 
 // evaluatorTypes are the types an experiment's evaluator may have.
 export const evaluatorTypes = ["exact", "contains", "regex", "json-schema", "json-equal", "similarity", "llm-judge", "webhook"];
@@ -65,7 +66,7 @@ export async function experimentsView(canvasId) {
       { label: "Status", cell: (x) => badge(x.status) },
       { label: "Progress", cell: (x) => `${x.progress.done} of ${x.progress.total}` },
       { label: "Versions", cell: (x) => (x.versions || []).map((v) => titles.get(v.versionId) || v.versionId).join(", ") || (x.request.environments || []).join(", ") },
-      { label: "Started by", cell: (x) => h("span", { className: "mono" }, x.createdBy) },
+      { label: "Started by", cell: (x) => actor(x.createdBy) },
     ], list, "No experiments yet."),
     page.meta && page.meta.totalCount > list.length ? h("p", { className: "hint" }, `The ${list.length} newest of ${page.meta.totalCount}.`) : null,
     await startForm(c, versions, envs, tags || [], saved));
@@ -472,7 +473,7 @@ export async function experimentView(id) {
       h("dt", null, "Test cases"), h("dd", null, plural((x.testCaseIds || []).length, "test case", "test cases"),
         x.request.repetitions > 1 ? `, ${x.request.repetitions} repetitions` : ""),
       h("dt", null, "Evaluators"), h("dd", { "data-testid": "exp-evaluators-used" }, x.request.evaluators.map(evaluatorName).join(", ")),
-      h("dt", null, "Started"), h("dd", null, `${when(x.startedAt)} by `, h("span", { className: "mono" }, x.createdBy)),
+      h("dt", null, "Started"), h("dd", null, `${when(x.startedAt)} by `, actor(x.createdBy)),
       h("dt", null, "Ended"), h("dd", null, when(x.completedAt)),
       x.error ? [h("dt", null, "Error"), h("dd", { className: "error", "data-testid": "exp-error" }, `${x.error.code}: ${x.error.message}`)] : null),
     cancel ? h("div", { className: "actions" }, cancel, h("button", { type: "button", id: "exp-refresh", onclick: () => reread() }, "Refresh")) : "",

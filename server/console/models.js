@@ -7,6 +7,7 @@
 import { request, listAll } from "./api.js";
 import { h, table, when, badge, errorBox } from "./dom.js";
 import { providers } from "./picker.js";
+import { actor } from "./actors.js";
 
 const priceProviders = [...providers, "echo"];
 
@@ -32,7 +33,7 @@ export async function modelsView(notice) {
       { label: "Input, per million tokens", cell: (m) => h("span", { "data-testid": `model-input-${m.name}` }, `$${m.inputPerMillion}`) },
       { label: "Output, per million tokens", cell: (m) => h("span", { "data-testid": `model-output-${m.name}` }, `$${m.outputPerMillion}`) },
       { label: "Source", cell: (m) => (m.source === "workspace"
-        ? [badge("workspace", "on"), h("div", { className: "hint" }, `${when(m.updatedAt)} by `, h("span", { className: "mono" }, m.updatedBy || ""))]
+        ? [badge("workspace", "on"), h("div", { className: "hint" }, `${when(m.updatedAt)} by `, actor(m.updatedBy))]
         : badge("catalogue")) },
       { label: "", cell: (m) => h("div", { className: "actions" },
         h("button", { type: "button", "data-testid": `model-edit-${m.name}`, onclick: () => form.edit(m) }, "Set price"),

@@ -7,6 +7,8 @@ import { h, table, when, badge, errorBox } from "./dom.js";
 import { versionState, versionOptions } from "./canvases.js";
 import { publish } from "./environments.js";
 import { runSum } from "./format.js";
+import { highlighted, includedTitles, includesList, includeRefs, resolveMessages, resolvedList } from "./includes.js";
+import { actor } from "./actors.js";
 
 // knownConfigKeys are the configuration keys the console shows as fields;
 // any other key is shown, and kept, as JSON.
@@ -22,6 +24,7 @@ export async function versionView(id) {
     runTotals({ canvasId: v.promptId, versionId: v.id }).catch(() => null),
     v.configuration && v.configuration.credentialId ? listAll("/credentials").catch(() => []) : [],
   ]);
+  const titles = await includedTitles(v.messages || []);
   const others = (versions || []).filter((o) => o.id !== v.id);
   const out = h("div", { id: "version-action-result", "data-testid": "version-action-result", role: "status" });
   const state = h("dd", { "data-testid": "version-state" }, stateOf(v, envs || []));
@@ -40,8 +43,8 @@ export async function versionView(id) {
     h("dl", { className: "fields" },
       h("dt", null, "Position"), h("dd", { "data-testid": "version-index" }, v.versionIndex ? `#${v.versionIndex}` : "—"),
       h("dt", null, "State"), state,
-      h("dt", null, "Created"), h("dd", null, `${when(v.createdAt)} by `, h("span", { className: "mono" }, v.createdBy)),
-      h("dt", null, "Updated"), h("dd", null, `${when(v.updatedAt)} by `, h("span", { className: "mono" }, v.updatedBy)),
+      h("dt", null, "Created"), h("dd", null, `${when(v.createdAt)} by `, actor(v.createdBy)),
+      h("dt", null, "Updated"), h("dd", null, `${when(v.updatedAt)} by `, actor(v.updatedBy)),
       v.originVersionId ? [h("dt", null, "From"), h("dd", null, h("a", { href: `#/versions/${v.originVersionId}`, "data-testid": "version-origin" },
         (others.find((o) => o.id === v.originVersionId) || {}).title || v.originVersionId))] : null,
       h("dt", null, "Runs"), h("dd", { "data-testid": "version-cost" }, runSum(totals)),
@@ -53,7 +56,8 @@ export async function versionView(id) {
     actionsForm(v, others, envs || [], out, refresh),
     out,
     h("h3", null, "Messages"),
-    messagesList(v.messages || []),
+    messagesList(v.messages || [], titles),
+    includesSection(v, envs || [], titles),
     h("h3", null, "Variables"),
     variablesTable(v.variables || []),
     h("h3", null, "Configuration"),
@@ -126,15 +130,48 @@ function actionsForm(v, others, envs, out, refresh) {
   return parts;
 }
 
-// messagesList shows the messages in order, each with its role.
-export function messagesList(messages) {
+// includesSection lists the includes of v's messages and previews its
+// prompt resolved: as an environment that serves v resolves it on the
+// server, otherwise as its includes resolve now. Nothing without includes.
+function includesSection(v, envs, titles) {
+  const messages = (v.messages || []).filter((m) => !m.deletedAt);
+  if (!messages.some((m) => includeRefs(m.content || "").length)) {
+    return null;
+  }
+  const serving = envs.find((e) => e.activeVersionId === v.id);
+  const preview = h("div", { "data-testid": "version-resolved" }, h("p", { className: "hint" }, "Resolving…"));
+  const show = async () => {
+    try {
+      if (serving) {
+        const served = await request("GET", `/environment/version${query({ resourceType: "prompt", resourceId: v.promptId, envName: serving.name, resolve: true })}`);
+        if (served.id === v.id) {
+          preview.replaceChildren(h("p", { className: "hint", "data-testid": "version-resolved-source" }, `As ${serving.name} serves it.`),
+            resolvedList(served.resolvedMessages || [], "version-resolved-messages"));
+          return;
+        }
+      }
+      const resolved = await resolveMessages(messages, v.promptId);
+      preview.replaceChildren(h("p", { className: "hint", "data-testid": "version-resolved-source" }, "Not served: as its includes resolve now."),
+        resolvedList(resolved, "version-resolved-messages"));
+    } catch (err) {
+      preview.replaceChildren(errorBox(err));
+    }
+  };
+  show();
+  return [h("h3", null, "Includes"), includesList(messages, titles, "version-includes"),
+    h("h3", null, "Resolved prompt"), preview];
+}
+
+// messagesList shows the messages in order, each with its role and its
+// includes as links (titled from titles, a map of canvas titles by id).
+export function messagesList(messages, titles) {
   if (!messages.length) {
     return h("p", { className: "hint", "data-testid": "messages-empty" }, "No messages.");
   }
   return h("ol", { className: "messages", "data-testid": "messages" },
     messages.map((m) => h("li", { className: "message", "data-role": m.role },
       h("div", { className: "message-head" }, badge(m.role, "role"), h("span", { className: "hint" }, ` index ${m.index}`)),
-      h("pre", { className: "code" }, m.content))));
+      h("pre", { className: "code" }, highlighted(m.content || "", titles)))));
 }
 
 // variablesTable shows the variable definitions.
