@@ -227,16 +227,18 @@ func TestBackup_UnderLoad(t *testing.T) {
 	readAll(t, d, w.Key, w.reads())
 
 	// Smoke: publish, completion reading the uploaded file, upload, workflow.
+	// The world's staging is protected, so the smoke run publishes to
+	// production.
 	status, v := d.postJSON(t, "/prompt-version", w.Key, map[string]any{"promptId": w.Canvas,
 		"configuration": map[string]any{"model": "echo"},
 		"variables":     []any{map[string]any{"name": "doc", "type": "file"}},
 		"message":       map[string]any{"role": "user", "content": "{{doc}}"}})
 	require.Equal(t, http.StatusCreated, status, "%v", v)
 	status, p := d.postJSON(t, "/environment/publish", w.Key, map[string]any{"resourceType": "prompt",
-		"resourceId": w.Canvas, "envName": "staging", "versionId": v["id"]})
+		"resourceId": w.Canvas, "envName": "production", "versionId": v["id"]})
 	require.Equal(t, http.StatusCreated, status, "%v", p)
 	status, got := d.postJSON(t, "/v2/chat/completions", w.Key, map[string]any{"canvas_id": w.Canvas,
-		"environment_name": "staging", "variables": map[string]any{"doc": map[string]any{"file_url": "vault://" + w.File}}})
+		"environment_name": "production", "variables": map[string]any{"doc": map[string]any{"file_url": "vault://" + w.File}}})
 	require.Equal(t, http.StatusOK, status, "%v", got)
 	assert.Contains(t, fmt.Sprint(got), w.FileBytes, "the file's bytes were restored")
 	id, err := rc.upload("after.txt", "after the restore")
