@@ -612,14 +612,25 @@ async function resultsPanel(x, byId, changed) {
         `Candidate: ${candidate.selectedOptions[0].textContent}`, "Change"].map((l) => h("th", { scope: "col" }, l)))),
       body));
   };
+  // load shows the pairs of the chosen versions; of loads that overlap
+  // (the choice changed while one was on its way), only the latest shows.
+  let loads = 0;
   const load = async () => {
+    const mine = ++loads;
     holder.replaceChildren(h("p", { className: "hint" }, "Loading…"));
+    let got;
     try {
-      cmp = await request("GET", `/experiments/${encodeURIComponent(x.id)}/compare${query({ baseline: baseline.value, candidate: candidate.value })}`);
+      got = await request("GET", `/experiments/${encodeURIComponent(x.id)}/compare${query({ baseline: baseline.value, candidate: candidate.value })}`);
     } catch (err) {
-      holder.replaceChildren(errorBox(err));
+      if (mine === loads) {
+        holder.replaceChildren(errorBox(err));
+      }
       return;
     }
+    if (mine !== loads) {
+      return;
+    }
+    cmp = got;
     render();
   };
   // onAnnotated takes an annotated result in: the counts, its pair's row,
