@@ -181,7 +181,7 @@ func (s *Store) publishTx(ctx context.Context, tx *Tx, p env.PublishParams, appr
 		// Publishing the version a protected environment already serves
 		// changes nothing, and so needs no approval.
 		active, err := scanPublication(tx.QueryRow(ctx, qActivePub, e.ID))
-		if err == nil && active.VersionID == p.VersionID && sameSplit(active.Split, p.Split) {
+		if err == nil && active.VersionID == p.VersionID && slices.Equal(active.Split, p.Split) {
 			return active, false, nil
 		} else if err != nil && !errors.Is(err, ErrNoRows) {
 			return nil, false, err
@@ -363,10 +363,4 @@ func (s *Store) lockEditable(ctx context.Context, tx *Tx, versionID string) erro
 	}
 	return canvas.Errorf(canvas.EAPPROVALREQUIRED, "The version is served by the protected %s environment: "+
 		"edit a new version and publish it through a publication request (POST /publication-requests).", name)
-}
-
-// sameSplit reports whether two publications' splits are the same (both
-// nil for publications of one version).
-func sameSplit(a, b []env.SplitEntry) bool {
-	return slices.Equal(a, b)
 }
