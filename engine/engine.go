@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/promptcanvas/promptcanvas/audit"
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/credential"
@@ -123,7 +124,10 @@ type Limits struct {
 // when zero).
 type Retention struct {
 	Jobs, Deliveries, Runs, WorkflowRuns time.Duration
-	Interval                             time.Duration
+	// AuditEvents is how long audit events are kept (zero: forever);
+	// the purge keeps each workspace's chain an unbroken tail.
+	AuditEvents time.Duration
+	Interval    time.Duration
 }
 
 // Engine is Prompt Canvas in-process: every service, built over one Store,
@@ -144,7 +148,10 @@ type Engine struct {
 	Review *review.Service
 	// Experiments runs a canvas's test cases against its versions and
 	// keeps saved evaluators.
-	Experiments  *experiment.Service
+	Experiments *experiment.Service
+	// Audit reads the workspaces' audit logs, which the store writes with
+	// each change.
+	Audit        *audit.Service
 	Files        *vault.Service
 	Applications *webhook.ApplicationService
 	Deliveries   *webhook.DeliveryService
@@ -297,6 +304,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		EndedJob: func(x *experiment.Experiment) (*queue.Job, error) {
 			return notifier.CanvasEventJob(x.WorkspaceID, x.PromptID, x.ID, webhook.EventExperimentCompleted, x)
 		}})
+	e.Audit = audit.NewService(db)
 	e.Applications = webhook.NewApplicationService(webhook.ApplicationOptions{Store: db, Canvases: db,
 		SecretOverlap: lim.SecretOverlap})
 	e.Deliveries = webhook.NewDeliveryService(webhook.DeliveryOptions{Log: db, Applications: db, Canvases: db, Sender: sender})
@@ -304,7 +312,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		MaxConsecutiveFailures: lim.MaxConsecutiveDeliveryFailures}
 	r := lim.Retention
 	e.purger = retention.New(retention.Options{Store: db, Jobs: r.Jobs, Deliveries: r.Deliveries, Runs: r.Runs,
-		WorkflowRuns: r.WorkflowRuns, Interval: r.Interval, Logger: opts.Logger, Now: opts.Now})
+		WorkflowRuns: r.WorkflowRuns, AuditEvents: r.AuditEvents, Interval: r.Interval, Logger: opts.Logger, Now: opts.Now})
 
 	// The Idempotency-Keys this process holds are held in its own name.
 	e.Idempotency = idempotency.NewService(idempotency.Options{Store: db, Now: opts.Now})

@@ -46,5 +46,5 @@ func Example() {
 	// Output:
 	// purge queued: true
 	// purge queued: false
-	// {Jobs:0 Deliveries:0 Runs:0 WorkflowRuns:0}
+	// {Jobs:0 Deliveries:0 Runs:0 WorkflowRuns:0 AuditEvents:0}
 }

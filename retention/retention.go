@@ -48,6 +48,10 @@ type Store interface {
 	// PurgeWorkflowRuns deletes workflow runs in a terminal status (see
 	// workflow.Terminal) by their completion, with their steps.
 	PurgeWorkflowRuns(ctx context.Context, before time.Time, limit int) (int, error)
+	// PurgeAuditEvents deletes audit events by their time, from the head
+	// of each workspace's chain only and never its last event, so that
+	// what is kept is an unbroken tail that verifying starts from.
+	PurgeAuditEvents(ctx context.Context, before time.Time, limit int) (int, error)
 }
 
 // Options configures a Purger. A zero retention keeps that kind of record
@@ -63,6 +67,9 @@ type Options struct {
 	Deliveries   time.Duration
 	Runs         time.Duration
 	WorkflowRuns time.Duration
+	// AuditEvents is the retention of audit events; zero keeps them
+	// forever.
+	AuditEvents time.Duration
 	// Interval is the time from the end of one purge to the start of the
 	// next; default DefaultInterval.
 	Interval time.Duration
@@ -78,7 +85,7 @@ type Options struct {
 
 // Counts are the records one purge deleted, by kind.
 type Counts struct {
-	Jobs, Deliveries, Runs, WorkflowRuns int
+	Jobs, Deliveries, Runs, WorkflowRuns, AuditEvents int
 }
 
 // Purger purges ended records older than their retention.
@@ -106,7 +113,7 @@ func New(opts Options) *Purger {
 // enabled reports whether any kind of record has a retention.
 func (p *Purger) enabled() bool {
 	o := p.opts
-	return o.Jobs > 0 || o.Deliveries > 0 || o.Runs > 0 || o.WorkflowRuns > 0
+	return o.Jobs > 0 || o.Deliveries > 0 || o.Runs > 0 || o.WorkflowRuns > 0 || o.AuditEvents > 0
 }
 
 // Schedule queues a purge due now unless one is already queued or
@@ -133,7 +140,7 @@ func (p *Purger) Handle(ctx context.Context, j *queue.Job) error {
 	n, err := p.Purge(ctx)
 	if n != (Counts{}) {
 		p.opts.Logger.Info("purged ended records", slog.Int("jobs", n.Jobs), slog.Int("deliveries", n.Deliveries),
-			slog.Int("runs", n.Runs), slog.Int("workflowRuns", n.WorkflowRuns))
+			slog.Int("runs", n.Runs), slog.Int("workflowRuns", n.WorkflowRuns), slog.Int("auditEvents", n.AuditEvents))
 	}
 	if err != nil {
 		return err
@@ -159,6 +166,7 @@ func (p *Purger) Purge(ctx context.Context) (Counts, error) {
 		{p.opts.Deliveries, p.opts.Store.PurgeDeliveries, &n.Deliveries},
 		{p.opts.Runs, p.opts.Store.PurgeRuns, &n.Runs},
 		{p.opts.WorkflowRuns, p.opts.Store.PurgeWorkflowRuns, &n.WorkflowRuns},
+		{p.opts.AuditEvents, p.opts.Store.PurgeAuditEvents, &n.AuditEvents},
 	}
 	for _, k := range kinds {
 		if k.retention <= 0 {

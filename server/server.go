@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/promptcanvas/promptcanvas/audit"
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/credential"
@@ -72,6 +73,9 @@ type Options struct {
 	// Experiments runs experiments and keeps saved evaluators; when nil,
 	// the /experiments and /evaluators routes answer NOT_FOUND.
 	Experiments *experiment.Service
+	// Audit reads the audit log; when nil, GET /audit-events answers
+	// NOT_FOUND.
+	Audit *audit.Service
 	// Auth turns a request's bearer token into a principal.
 	Auth *Authenticator
 	// Ready reports whether the server can serve: GET /healthz answers 500
@@ -129,6 +133,7 @@ type Server struct {
 	deliveries   *webhook.DeliveryService
 	workflows    *workflow.Service
 	review       *review.Service
+	audit        *audit.Service
 	experiments  *experiment.Service
 	auth         *Authenticator
 	logger       *slog.Logger
@@ -186,6 +191,7 @@ func newServer(opts Options) (*Server, error) {
 		fill(&opts.Workflows, e.Workflows)
 		fill(&opts.Review, e.Review)
 		fill(&opts.Experiments, e.Experiments)
+		fill(&opts.Audit, e.Audit)
 		fill(&opts.Metrics, e.Metrics)
 		fill(&opts.TracerProvider, e.TracerProvider)
 		fill(&opts.Limits.ModelWork, ModelWork(e))
@@ -206,6 +212,7 @@ func newServer(opts Options) (*Server, error) {
 		workflows:    opts.Workflows,
 		review:       opts.Review,
 		experiments:  opts.Experiments,
+		audit:        opts.Audit,
 		auth:         opts.Auth,
 		logger:       opts.Logger,
 		maxBody:      opts.MaxBodyBytes,
@@ -262,6 +269,7 @@ func newServer(opts Options) (*Server, error) {
 	s.registerWorkflowRoutes()
 	s.registerReviewRoutes()
 	s.registerExperimentRoutes()
+	s.registerAuditRoutes()
 	return s, nil
 }
 
@@ -278,7 +286,11 @@ func (s *Server) route(pattern string, h handlerFunc) {
 			return
 		}
 		defer release()
-		r = r.WithContext(canvas.NewContext(r.Context(), p))
+		// The changes the request makes are recorded with its id and
+		// its client's address (audit.Event).
+		ctx := audit.WithOrigin(canvas.NewContext(r.Context(), p),
+			audit.Origin{RequestID: requestIDFrom(r.Context()), RemoteAddr: clientAddr(r)})
+		r = r.WithContext(ctx)
 		if err := h(w, r); err != nil {
 			s.writeError(w, r, err)
 		}

@@ -6,6 +6,7 @@ package store
 import (
 	"context"
 
+	"github.com/promptcanvas/promptcanvas/audit"
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/completion"
 	"github.com/promptcanvas/promptcanvas/credential"
@@ -40,6 +41,7 @@ type Store interface {
 	credential.Store
 	review.Store
 	experiment.Store
+	audit.Store
 
 	// Ping reports whether the store answers.
 	Ping(ctx context.Context) error

@@ -138,7 +138,7 @@ func TestDB_DataVersion(t *testing.T) {
 			"webhook_deliveries": true, "webhook_attempts": true,
 			"applications": true, "application_secrets": true,
 			"workflow_runs": true, "workflow_steps": true, "review_items": true, "run_feedback": true,
-			"publication_requests": true, "publication_approvals": true,
+			"publication_requests": true, "publication_approvals": true, "audit_events": true,
 			"experiments": true, "experiment_results": true, "evaluators": true,
 		}
 		db := mustOpen(t, filepath.Join(t.TempDir(), "canvas.db"))

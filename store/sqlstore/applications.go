@@ -51,7 +51,7 @@ func (s *Store) CreateApplication(ctx context.Context, a *webhook.Application, s
 	if err != nil {
 		return err
 	}
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("application.create", auditApplication, a.WorkspaceID, &a.ID), func(ctx context.Context, tx *Tx) error {
 		if a.ID == "" {
 			a.ID = tx.NewID()
 		}
@@ -118,7 +118,7 @@ func (s *Store) ListApplications(ctx context.Context, workspaceID, canvasID stri
 // locked while it is read and rewritten.
 func (s *Store) UpdateApplication(ctx context.Context, workspaceID, id string, upd webhook.ApplicationUpdate) (*webhook.Application, error) {
 	var out *webhook.Application
-	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	err := s.writeAudited(ctx, Alone, changeOf("application.update", auditApplication, workspaceID, &id), func(ctx context.Context, tx *Tx) error {
 		a, err := getApplication(ctx, tx, workspaceID, id, s.d.forUpdateOf("a"))
 		if err != nil {
 			return err
@@ -172,7 +172,7 @@ func (s *Store) UpdateApplication(ctx context.Context, workspaceID, id string, u
 
 // DeleteApplication removes the application and its secrets.
 func (s *Store) DeleteApplication(ctx context.Context, workspaceID, id string) error {
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("application.delete", auditApplication, workspaceID, &id), func(ctx context.Context, tx *Tx) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM application_secrets WHERE application_id IN
 			(SELECT id FROM applications WHERE workspace_id = ? AND id = ?)`, workspaceID, id); err != nil {
 			return err
@@ -190,7 +190,7 @@ func (s *Store) DeleteApplication(ctx context.Context, workspaceID, id string) e
 // RotateSecret adds p.Secret as the newest signing secret; the live ones
 // expire at now+p.Overlap unless they expire sooner.
 func (s *Store) RotateSecret(ctx context.Context, p webhook.RotateSecretParams) error {
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("application.rotate-secret", auditApplication, p.WorkspaceID, &p.ApplicationID), func(ctx context.Context, tx *Tx) error {
 		if _, err := getApplication(ctx, tx, p.WorkspaceID, p.ApplicationID, s.d.forUpdateOf("a")); err != nil {
 			return err
 		}

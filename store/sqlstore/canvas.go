@@ -43,7 +43,7 @@ func (s *Store) CreateCanvas(ctx context.Context, c *canvas.Canvas) error {
 			return err
 		}
 	}
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("prompt.create", auditCanvas, c.WorkspaceID, &c.ID), func(ctx context.Context, tx *Tx) error {
 		if c.ProjectID != nil {
 			if err := checkProject(ctx, tx, c.WorkspaceID, *c.ProjectID); err != nil {
 				return err
@@ -228,7 +228,7 @@ func (s *Store) UpdateCanvas(ctx context.Context, p canvas.UpdateCanvasParams) (
 			canvas.Detail{Path: "/json/favorited", Message: "requires a token with a user identity"})
 	}
 	var out *canvas.Canvas
-	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	err := s.writeAudited(ctx, Alone, changeOf("prompt.update", auditCanvas, workspaceID, &id), func(ctx context.Context, tx *Tx) error {
 		if err := checkCanvas(ctx, tx, workspaceID, id); err != nil {
 			return err
 		}
@@ -294,7 +294,7 @@ func (s *Store) UpdateCanvas(ctx context.Context, p canvas.UpdateCanvasParams) (
 // DeleteCanvas soft-deletes a live canvas. Its versions, messages,
 // environments and publications stay in the database but are unreachable.
 func (s *Store) DeleteCanvas(ctx context.Context, p canvas.DeleteCanvasParams) error {
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("prompt.delete", auditCanvas, p.WorkspaceID, &p.ID), func(ctx context.Context, tx *Tx) error {
 		n, err := tx.Exec(ctx, `UPDATE canvases SET deleted_at = ?, deleted_by = ?, updated_at = ?, updated_by = ?
 			WHERE id = ? AND workspace_id = ? AND deleted_at IS NULL`, tx.Now, p.By, tx.Now, p.By, p.ID, p.WorkspaceID)
 		if err != nil {

@@ -88,7 +88,7 @@ func (s *Store) CreateCredential(ctx context.Context, r *credential.Record) erro
 		return err
 	}
 	ciphertext, nonce, kek := sealedCols(r.Sealed)
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("credential.create", auditCredential, r.WorkspaceID, &r.ID), func(ctx context.Context, tx *Tx) error {
 		if err := credentialNameTaken(ctx, tx, r.WorkspaceID, r.ID, r.Name); err != nil {
 			return err
 		}
@@ -143,7 +143,7 @@ func (s *Store) ListCredentials(ctx context.Context, p credential.ListParams) ([
 // row is locked while it is read and rewritten.
 func (s *Store) UpdateCredential(ctx context.Context, workspaceID, id string, upd credential.Update) (*credential.Record, error) {
 	var out *credential.Record
-	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	err := s.writeAudited(ctx, Alone, changeOf("credential.update", auditCredential, workspaceID, &id), func(ctx context.Context, tx *Tx) error {
 		r, err := getCredential(ctx, tx, workspaceID, id, s.d.ForUpdate())
 		if err != nil {
 			return err
@@ -205,7 +205,7 @@ func getCredential(ctx context.Context, tx *Tx, workspaceID, id, lock string) (*
 // DeleteCredential marks a live credential deleted and forgets its sealed
 // key and hint.
 func (s *Store) DeleteCredential(ctx context.Context, workspaceID, id, by string) error {
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("credential.delete", auditCredential, workspaceID, &id), func(ctx context.Context, tx *Tx) error {
 		n, err := tx.Exec(ctx, `UPDATE credentials SET deleted_at = ?, updated_at = ?, updated_by = ?,
 			sealed = NULL, nonce = NULL, kek_id = NULL, key_hint = NULL
 			WHERE workspace_id = ? AND id = ? AND deleted_at IS NULL`, tx.Now, tx.Now, by, workspaceID, id)
@@ -270,7 +270,7 @@ func (s *Store) ListModelPrices(ctx context.Context, workspaceID string) ([]*cre
 
 // SetModelPrice creates or replaces an override.
 func (s *Store) SetModelPrice(ctx context.Context, p *credential.PriceOverride) error {
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("model-price.set", auditPrice, p.WorkspaceID, &p.Name), func(ctx context.Context, tx *Tx) error {
 		p.UpdatedAt = tx.Now
 		_, err := tx.Exec(ctx, `INSERT INTO model_prices (`+priceCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (workspace_id, name) DO UPDATE SET provider = excluded.provider,
@@ -283,7 +283,7 @@ func (s *Store) SetModelPrice(ctx context.Context, p *credential.PriceOverride) 
 
 // DeleteModelPrice removes an override; none is NOT_FOUND.
 func (s *Store) DeleteModelPrice(ctx context.Context, workspaceID, name string) error {
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("model-price.delete", auditPrice, workspaceID, &name), func(ctx context.Context, tx *Tx) error {
 		n, err := tx.Exec(ctx, `DELETE FROM model_prices WHERE workspace_id = ? AND name = ?`, workspaceID, name)
 		if err != nil {
 			return err

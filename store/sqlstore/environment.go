@@ -46,7 +46,7 @@ func scanEnvironment(r Row) (*env.Environment, error) {
 // its id when empty and its creation time; a duplicate name on the same
 // canvas is CONFLICT.
 func (s *Store) CreateEnvironment(ctx context.Context, e *env.Environment) error {
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("environment.create", auditEnvironment, e.WorkspaceID, &e.ID), func(ctx context.Context, tx *Tx) error {
 		if err := checkCanvas(ctx, tx, e.WorkspaceID, e.ResourceID); err != nil {
 			return err
 		}
@@ -158,7 +158,7 @@ func (s *Store) ListEnvironments(ctx context.Context, workspaceID, canvasID stri
 // production, or a protected environment (what it serves changes only
 // through approved requests), is CONFLICT.
 func (s *Store) DeleteEnvironment(ctx context.Context, workspaceID, id string) error {
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("environment.delete", auditEnvironment, workspaceID, &id), func(ctx context.Context, tx *Tx) error {
 		var system, protected bool
 		err := tx.QueryRow(ctx, `SELECT e.is_system, e.protected`+liveEnv+` AND e.id = ?`+s.d.forUpdateOf("e"),
 			workspaceID, id).Scan(&system, &protected)
@@ -185,7 +185,7 @@ func (s *Store) DeleteEnvironment(ctx context.Context, workspaceID, id string) e
 // canvas.
 func (s *Store) SetPolicy(ctx context.Context, p env.PolicyParams) (*env.Environment, error) {
 	var out *env.Environment
-	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	err := s.writeAudited(ctx, Alone, changeOf("environment.policy", auditEnvironment, p.WorkspaceID, &p.ID), func(ctx context.Context, tx *Tx) error {
 		var canvasID string
 		err := tx.QueryRow(ctx, `SELECT e.canvas_id`+liveEnv+` AND e.id = ?`+s.d.forUpdateOf("e"),
 			p.WorkspaceID, p.ID).Scan(&canvasID)

@@ -59,7 +59,7 @@ func (s *Store) CreateExperiment(ctx context.Context, e *experiment.Experiment, 
 	if err != nil {
 		return err
 	}
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("experiment.create", auditExperiment, e.WorkspaceID, &e.ID), func(ctx context.Context, tx *Tx) error {
 		if e.ID == "" {
 			e.ID = tx.NewID()
 		}
@@ -125,20 +125,21 @@ func (s *Store) FinishExperiment(ctx context.Context, p experiment.FinishParams,
 	if err != nil {
 		return nil, err
 	}
-	return s.endExperiment(ctx, p.WorkspaceID, p.ID, p.Status, why, outbox)
+	return s.endExperiment(ctx, p.WorkspaceID, p.ID, p.Status, why, outbox, nil)
 }
 
 // CancelExperiment cancels a queued or running experiment and its jobs.
 func (s *Store) CancelExperiment(ctx context.Context, workspaceID, id string, outbox func(*experiment.Experiment) (*queue.Job, error)) (*experiment.Experiment, error) {
-	return s.endExperiment(ctx, workspaceID, id, experiment.StatusCancelled, nil, outbox)
+	c := changeOf("experiment.cancel", auditExperiment, workspaceID, &id)
+	return s.endExperiment(ctx, workspaceID, id, experiment.StatusCancelled, nil, outbox, &c)
 }
 
 // endExperiment moves a live experiment to status, cancels its jobs, and
 // writes the job outbox returns, in one transaction; an ended one is
-// CONFLICT.
-func (s *Store) endExperiment(ctx context.Context, workspaceID, id, status string, why any, outbox func(*experiment.Experiment) (*queue.Job, error)) (*experiment.Experiment, error) {
+// CONFLICT. A cancel is a change c that the audit log records.
+func (s *Store) endExperiment(ctx context.Context, workspaceID, id, status string, why any, outbox func(*experiment.Experiment) (*queue.Job, error), c *change) (*experiment.Experiment, error) {
 	var e *experiment.Experiment
-	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	err := s.writeChange(ctx, Alone, c, func(ctx context.Context, tx *Tx) error {
 		n, err := tx.Exec(ctx, `UPDATE experiments SET status = ?, error = ?, updated_at = ?, completed_at = ?
 			WHERE workspace_id = ? AND id = ? AND `+liveExperiment, status, why, tx.Now, tx.Now, workspaceID, id)
 		if err != nil {
@@ -277,7 +278,7 @@ func (s *Store) ListResults(ctx context.Context, q experiment.ResultQuery) ([]*e
 // AnnotateResult sets a result's annotation.
 func (s *Store) AnnotateResult(ctx context.Context, p experiment.AnnotateParams) (*experiment.Result, error) {
 	var res *experiment.Result
-	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	err := s.writeAudited(ctx, Alone, changeOf("experiment-result.annotate", auditResult, p.WorkspaceID, &p.ResultID), func(ctx context.Context, tx *Tx) error {
 		a := p.Annotation
 		a.UpdatedAt = tx.Now
 		text, err := jsonText(a)
@@ -310,7 +311,7 @@ func scanEvaluator(r Row) (*experiment.SavedEvaluator, error) {
 // CreateEvaluator inserts a saved evaluator; a name taken in its canvas is
 // CONFLICT.
 func (s *Store) CreateEvaluator(ctx context.Context, e *experiment.SavedEvaluator) error {
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("evaluator.create", auditEvaluator, e.WorkspaceID, &e.ID), func(ctx context.Context, tx *Tx) error {
 		if e.ID == "" {
 			e.ID = tx.NewID()
 		}

@@ -42,7 +42,7 @@ func fileOrNotFound(f *vault.File, err error) (*vault.File, error) {
 
 // CreateFile inserts f and its expiry job in one transaction.
 func (s *Store) CreateFile(ctx context.Context, f *vault.File, job *queue.Job) error {
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("file.create", auditFile, f.WorkspaceID, &f.ID), func(ctx context.Context, tx *Tx) error {
 		if f.ID == "" {
 			f.ID = tx.NewID()
 		}
@@ -103,7 +103,7 @@ func (s *Store) MarkUploaded(ctx context.Context, id string, r vault.UploadResul
 // DeleteFile removes a file of the workspace and returns it.
 func (s *Store) DeleteFile(ctx context.Context, workspaceID, id string) (*vault.File, error) {
 	var f *vault.File
-	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	err := s.writeAudited(ctx, Alone, changeOf("file.delete", auditFile, workspaceID, &id), func(ctx context.Context, tx *Tx) error {
 		var err error
 		f, err = fileOrNotFound(scanFile(tx.QueryRow(ctx,
 			`DELETE FROM files WHERE workspace_id = ? AND id = ? RETURNING `+fileCols, workspaceID, id)))

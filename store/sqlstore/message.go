@@ -109,7 +109,7 @@ func checkVersion(ctx context.Context, tx *Tx, workspaceID, id string) error {
 // and its timestamps; an id in use is CONFLICT, and a version a protected
 // environment serves is APPROVAL_REQUIRED (lockEditable).
 func (s *Store) CreateMessage(ctx context.Context, workspaceID string, m *canvas.Message) error {
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("prompt-version-message.create", auditMessage, workspaceID, &m.ID), func(ctx context.Context, tx *Tx) error {
 		if err := checkVersion(ctx, tx, workspaceID, m.PromptVersionID); err != nil {
 			return err
 		}
@@ -167,7 +167,7 @@ func (s *Store) ListMessages(ctx context.Context, workspaceID, versionID string)
 func (s *Store) UpdateMessage(ctx context.Context, p canvas.UpdateMessageParams) (*canvas.Message, error) {
 	workspaceID, id, upd, by := p.WorkspaceID, p.ID, p.Update, p.By
 	var out *canvas.Message
-	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	err := s.writeAudited(ctx, Alone, changeOf("prompt-version-message.update", auditMessage, workspaceID, &id), func(ctx context.Context, tx *Tx) error {
 		cur, err := getMessage(ctx, tx, workspaceID, id)
 		if err != nil {
 			return err
@@ -205,7 +205,7 @@ func (s *Store) UpdateMessage(ctx context.Context, p canvas.UpdateMessageParams)
 // DeleteMessage soft-deletes a live message; a message of a version a
 // protected environment serves is APPROVAL_REQUIRED.
 func (s *Store) DeleteMessage(ctx context.Context, workspaceID, id string) error {
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("prompt-version-message.delete", auditMessage, workspaceID, &id), func(ctx context.Context, tx *Tx) error {
 		cur, err := getMessage(ctx, tx, workspaceID, id)
 		if err != nil {
 			return err

@@ -103,9 +103,22 @@ func (s *Store) Publish(ctx context.Context, p env.PublishParams) (*env.Publicat
 	var pub *env.Publication
 	var created bool
 	err := s.write(ctx, Publishes, func(ctx context.Context, tx *Tx) error {
-		var err error
-		pub, created, err = s.publishTx(ctx, tx, p, false)
-		return err
+		// The audit event is the environment's, before and after: its id
+		// is known before when it exists (production is made on demand).
+		var envID string
+		if e, err := findEnv(ctx, tx, p.WorkspaceID, p.CanvasID, p.EnvName); err != nil {
+			return err
+		} else if e != nil {
+			envID = e.ID
+		}
+		return s.audited(ctx, tx, changeOf("environment.publish", auditEnvironment, p.WorkspaceID, &envID), func() error {
+			var err error
+			pub, created, err = s.publishTx(ctx, tx, p, false)
+			if err == nil {
+				envID = pub.EnvironmentID
+			}
+			return err
+		})
 	})
 	if err != nil {
 		return nil, false, err

@@ -99,7 +99,8 @@ func (s *Store) getRequest(ctx context.Context, tx *Tx, workspaceID, id string) 
 // written with it when a subscription takes it.
 func (s *Store) CreateRequest(ctx context.Context, p env.CreateRequestParams) (*env.PublicationRequest, error) {
 	var out *env.PublicationRequest
-	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	var id string
+	err := s.writeAudited(ctx, Alone, changeOf("publication-request.create", auditRequest, p.WorkspaceID, &id), func(ctx context.Context, tx *Tx) error {
 		e, err := ensureEnv(ctx, tx, p.WorkspaceID, p.CanvasID, p.EnvName)
 		if err != nil {
 			return err
@@ -118,7 +119,7 @@ func (s *Store) CreateRequest(ctx context.Context, p env.CreateRequestParams) (*
 		if err := tx.QueryRow(ctx, qVersionChanged, p.VersionID, p.VersionID).Scan(&changed); err != nil {
 			return err
 		}
-		id := tx.NewID()
+		id = tx.NewID()
 		if _, err := tx.Exec(ctx, `INSERT INTO publication_requests (id, workspace_id, environment_id, canvas_id, version_id,
 			status, comment, requested_by, base_version_id, version_changed_at, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, p.WorkspaceID, e.ID, p.CanvasID, p.VersionID,
@@ -205,7 +206,7 @@ type lockedRequest struct {
 func (s *Store) DecideRequest(ctx context.Context, p env.DecideParams) (*env.PublicationRequest, *env.Publication, error) {
 	var out *env.PublicationRequest
 	var pub *env.Publication
-	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	err := s.writeAudited(ctx, Alone, changeOf("publication-request."+p.Decision, auditRequest, p.WorkspaceID, &p.ID), func(ctx context.Context, tx *Tx) error {
 		pub = nil
 		var lr lockedRequest
 		err := tx.QueryRow(ctx, `SELECT r.canvas_id, r.environment_id, r.version_id`+reqFrom+` WHERE r.id = ? AND r.workspace_id = ?`,

@@ -57,7 +57,7 @@ func sampleRun(ctx context.Context, tx *Tx, r *completion.Run, s *completion.Sam
 // AddReviewItem inserts it, pending; a run queued already is CONFLICT
 // (the unique run_id).
 func (s *Store) AddReviewItem(ctx context.Context, it *review.Item) error {
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("review-item.create", auditReviewItem, it.WorkspaceID, &it.ID), func(ctx context.Context, tx *Tx) error {
 		if it.ID == "" {
 			it.ID = tx.NewID()
 		}
@@ -99,7 +99,7 @@ func (s *Store) ListReviewItems(ctx context.Context, f review.Filter) ([]*review
 func (s *Store) AnnotateReviewItem(ctx context.Context, p review.AnnotateParams) (*review.Item, error) {
 	var it *review.Item
 	a := p.Annotation
-	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	err := s.writeAudited(ctx, Alone, changeOf("review-item.annotate", auditReviewItem, p.WorkspaceID, &p.ID), func(ctx context.Context, tx *Tx) error {
 		n, err := tx.Exec(ctx, `UPDATE review_items SET status = ?, passed = ?, score = ?, comment = ?,
 			annotated_by = ?, annotated_at = ?, updated_at = ? WHERE workspace_id = ? AND id = ?`,
 			review.StatusReviewed, a.Passed, a.Score, a.Comment, a.AnnotatedBy, tx.Now, tx.Now, p.WorkspaceID, p.ID)

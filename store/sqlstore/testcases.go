@@ -74,7 +74,7 @@ func (s *Store) CreateTestCase(ctx context.Context, tc *testcase.TestCase) error
 	if cols.err != nil {
 		return cols.err
 	}
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("test-case.create", auditTestCase, tc.WorkspaceID, &tc.ID), func(ctx context.Context, tx *Tx) error {
 		if err := s.liveCanvas(ctx, tx, tc.WorkspaceID, tc.PromptID); err != nil {
 			return err
 		}
@@ -237,7 +237,7 @@ func (s *Store) UpdateTestCase(ctx context.Context, p testcase.UpdateTestCasePar
 	}
 	set.add("updated_by", by)
 	var out *testcase.TestCase
-	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	err := s.writeAudited(ctx, Alone, changeOf("test-case.update", auditTestCase, p.WorkspaceID, &p.ID), func(ctx context.Context, tx *Tx) error {
 		if _, err := s.getTestCase(ctx, tx, workspaceID, id); err != nil {
 			return err
 		}
@@ -255,7 +255,7 @@ func (s *Store) UpdateTestCase(ctx context.Context, p testcase.UpdateTestCasePar
 // DeleteTestCase soft-deletes a live test case. Its tag assignments stay,
 // unseen, with the deleted row.
 func (s *Store) DeleteTestCase(ctx context.Context, workspaceID, id string) error {
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("test-case.delete", auditTestCase, workspaceID, &id), func(ctx context.Context, tx *Tx) error {
 		return softDelete(ctx, tx, "test_cases", "test case", workspaceID, id)
 	})
 }
@@ -276,7 +276,7 @@ func softDelete(ctx context.Context, tx *Tx, table, what, workspaceID, id string
 
 // CreateTag inserts t into a live canvas of its workspace.
 func (s *Store) CreateTag(ctx context.Context, t *testcase.Tag) error {
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("test-case-tag.create", auditTag, t.WorkspaceID, &t.ID), func(ctx context.Context, tx *Tx) error {
 		if err := s.liveCanvas(ctx, tx, t.WorkspaceID, t.PromptID); err != nil {
 			return err
 		}
@@ -335,7 +335,7 @@ func (s *Store) ListTags(ctx context.Context, workspaceID, promptID string, tagI
 // the assignments to deleted test cases it leaves behind are removed.
 func (s *Store) UpdateTag(ctx context.Context, workspaceID, id string, upd testcase.TagUpdate) (*testcase.Tag, error) {
 	var out *testcase.Tag
-	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	err := s.writeAudited(ctx, Alone, changeOf("test-case-tag.update", auditTag, workspaceID, &id), func(ctx context.Context, tx *Tx) error {
 		if s.d.Postgres {
 			// The tag's row is locked first, so that updates of it take
 			// turns across processes.
@@ -384,7 +384,7 @@ func (s *Store) UpdateTag(ctx context.Context, workspaceID, id string, upd testc
 
 // DeleteTag soft-deletes a live tag and removes its assignments.
 func (s *Store) DeleteTag(ctx context.Context, workspaceID, id string) error {
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("test-case-tag.delete", auditTag, workspaceID, &id), func(ctx context.Context, tx *Tx) error {
 		if err := softDelete(ctx, tx, "test_case_tags", "test case tag", workspaceID, id); err != nil {
 			return err
 		}
@@ -396,7 +396,8 @@ func (s *Store) DeleteTag(ctx context.Context, workspaceID, id string) error {
 // AddTags assigns every tag to every test case in one transaction.
 func (s *Store) AddTags(ctx context.Context, workspaceID string, testCaseIDs, tagIDs []string) (testcase.BulkAddResult, error) {
 	var out testcase.BulkAddResult
-	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	var none string
+	err := s.writeAudited(ctx, Alone, changeOf("test-case.add-tags", assignmentsOf(testCaseIDs), workspaceID, &none), func(ctx context.Context, tx *Tx) error {
 		out = testcase.BulkAddResult{}
 		caseCanvas, tagCanvas, err := s.bulkRows(ctx, tx, workspaceID, testCaseIDs, tagIDs)
 		if err != nil {
@@ -428,7 +429,8 @@ func (s *Store) AddTags(ctx context.Context, workspaceID string, testCaseIDs, ta
 // RemoveTags removes every tag from every test case in one transaction.
 func (s *Store) RemoveTags(ctx context.Context, workspaceID string, testCaseIDs, tagIDs []string) (testcase.BulkRemoveResult, error) {
 	var out testcase.BulkRemoveResult
-	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	var none string
+	err := s.writeAudited(ctx, Alone, changeOf("test-case.remove-tags", assignmentsOf(testCaseIDs), workspaceID, &none), func(ctx context.Context, tx *Tx) error {
 		out = testcase.BulkRemoveResult{}
 		if _, _, err := s.bulkRows(ctx, tx, workspaceID, testCaseIDs, tagIDs); err != nil {
 			return err

@@ -145,7 +145,7 @@ func (s *Store) CreateVersion(ctx context.Context, v *canvas.Version) error {
 	in := *v
 	in.Messages = append([]canvas.Message(nil), v.Messages...)
 	var created *canvas.Version
-	err = s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	err = s.writeAudited(ctx, Alone, changeOf("prompt-version.create", auditVersion, v.WorkspaceID, &v.ID), func(ctx context.Context, tx *Tx) error {
 		*v = in // a retried attempt starts from what the caller gave
 		v.Messages = append([]canvas.Message(nil), in.Messages...)
 		var index int
@@ -264,7 +264,7 @@ func versionRow(ctx context.Context, tx *Tx, workspaceID, id, lock string) (canv
 func (s *Store) UpdateVersion(ctx context.Context, p canvas.UpdateVersionParams) (*canvas.Version, error) {
 	workspaceID, id, upd, by := p.WorkspaceID, p.ID, p.Update, p.By
 	var out *canvas.Version
-	err := s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	err := s.writeAudited(ctx, Alone, changeOf("prompt-version.update", auditVersion, workspaceID, &id), func(ctx context.Context, tx *Tx) error {
 		canvasID, config, err := versionRow(ctx, tx, workspaceID, id, "")
 		if err != nil {
 			return err
@@ -357,7 +357,7 @@ func mergeConfiguration(stored string, patch json.RawMessage) (string, error) {
 // publication of any environment, or an entry of its split, is CONFLICT.
 func (s *Store) DeleteVersion(ctx context.Context, p canvas.DeleteVersionParams) error {
 	workspaceID, id, by := p.WorkspaceID, p.ID, p.By
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("prompt-version.delete", auditVersion, workspaceID, &id), func(ctx context.Context, tx *Tx) error {
 		// The version's row is locked first, so that a publish of it (which
 		// reads it FOR SHARE) either commits before the check below or
 		// waits.

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 )
@@ -51,7 +52,7 @@ func (s *Store) ListWorkspaces(ctx context.Context) ([]*canvas.Workspace, error)
 // CreateProject inserts p into its workspace, which must exist, setting its
 // id when empty and its creation time.
 func (s *Store) CreateProject(ctx context.Context, p *canvas.Project) error {
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("project.create", auditProject, p.WorkspaceID, &p.ID), func(ctx context.Context, tx *Tx) error {
 		if p.ID == "" {
 			p.ID = tx.NewID()
 		}
@@ -91,7 +92,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k *canvas.APIKey) error {
 			return err
 		}
 	}
-	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+	return s.writeAudited(ctx, Alone, changeOf("api-key.create", auditAPIKey, k.WorkspaceID, &k.ID), func(ctx context.Context, tx *Tx) error {
 		if k.ID == "" {
 			k.ID = tx.NewID()
 		}
@@ -147,13 +148,16 @@ func (s *Store) GetAPIKey(ctx context.Context, workspaceID, id string) (*canvas.
 // unknown key is NOT_FOUND.
 func (s *Store) RevokeAPIKey(ctx context.Context, id string) error {
 	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
-		var exists bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM api_keys WHERE id = ?)`, id).Scan(&exists); err != nil {
-			return err
-		} else if !exists {
+		var workspaceID string
+		err := tx.QueryRow(ctx, `SELECT workspace_id FROM api_keys WHERE id = ?`, id).Scan(&workspaceID)
+		if errors.Is(err, ErrNoRows) {
 			return canvas.NotFound("API key")
+		} else if err != nil {
+			return err
 		}
-		_, err := tx.Exec(ctx, `UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, tx.Now, id)
-		return err
+		return s.audited(ctx, tx, changeOf("api-key.revoke", auditAPIKey, workspaceID, &id), func() error {
+			_, err := tx.Exec(ctx, `UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, tx.Now, id)
+			return err
+		})
 	})
 }

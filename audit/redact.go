@@ -1,0 +1,80 @@
+package audit
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Redacted replaces a secret's value in an event.
+const Redacted = "[redacted]"
+
+// secretMembers are the members whose values never reach the log, by
+// their lower-cased name: a credential's key, an application's secret, an
+// evaluator's webhook secret, a key's hash, a token.
+var secretMembers = map[string]bool{
+	"secret": true, "secrets": true, "key": true, "apikey": true, "token": true, "password": true,
+	"sealed": true, "keyhash": true, "hash": true, "signingsecret": true, "authorization": true,
+	"previoussecret": true, "plaintext": true,
+}
+
+// headerMembers are the members whose object holds HTTP headers: their
+// names are kept and their values redacted, since a fixed header is often
+// a bearer token.
+var headerMembers = map[string]bool{"headers": true, "forwardheaders": true}
+
+// Snapshot returns v as the JSON of an event's Before or After, with
+// every secret redacted: the values of secretMembers at any depth, and
+// the values of headerMembers' objects. A nil v is null (no resource).
+func Snapshot(v any) (json.RawMessage, error) {
+	if v == nil {
+		return nil, nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if string(raw) == "null" {
+		return nil, nil
+	}
+	var tree any
+	if err := json.Unmarshal(raw, &tree); err != nil {
+		return nil, err
+	}
+	if !redact(tree) {
+		return raw, nil
+	}
+	return json.Marshal(tree)
+}
+
+// redact blanks the secrets of a decoded JSON value in place and reports
+// whether it changed anything.
+func redact(v any) bool {
+	changed := false
+	switch t := v.(type) {
+	case map[string]any:
+		for k, member := range t {
+			name := strings.ToLower(k)
+			switch {
+			case secretMembers[name]:
+				if member != nil && member != "" {
+					t[k] = Redacted
+					changed = true
+				}
+			case headerMembers[name]:
+				if h, ok := member.(map[string]any); ok {
+					for hk := range h {
+						h[hk] = Redacted
+						changed = true
+					}
+				}
+			default:
+				changed = redact(member) || changed
+			}
+		}
+	case []any:
+		for _, member := range t {
+			changed = redact(member) || changed
+		}
+	}
+	return changed
+}
