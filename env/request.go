@@ -46,17 +46,16 @@ const MaxCommentLength = 2000
 // request was made, CurrentVersionID what it serves now: Stale says a
 // pending request's environment moved since, and VersionChanged that its
 // version, or a version of its split, was edited since (which an approval
-// refuses).
+// refuses). Split is the split to publish, whose first entry's version is
+// VersionID, or nil for a request of one version.
 type PublicationRequest struct {
-	ID            string `json:"id"`
-	WorkspaceID   string `json:"-"`
-	ResourceType  string `json:"resourceType"`
-	ResourceID    string `json:"resourceId"`
-	EnvironmentID string `json:"environmentId"`
-	EnvName       string `json:"envName"`
-	VersionID     string `json:"versionId"`
-	// Split is the split to publish, whose first entry's version is
-	// VersionID; nil for a request of one version.
+	ID                string       `json:"id"`
+	WorkspaceID       string       `json:"-"`
+	ResourceType      string       `json:"resourceType"`
+	ResourceID        string       `json:"resourceId"`
+	EnvironmentID     string       `json:"environmentId"`
+	EnvName           string       `json:"envName"`
+	VersionID         string       `json:"versionId"`
 	Split             []SplitEntry `json:"split"`
 	Comment           string       `json:"comment"`
 	Status            string       `json:"status"`
@@ -68,9 +67,8 @@ type PublicationRequest struct {
 	Stale             bool         `json:"stale"`
 	VersionChanged    bool         `json:"versionChanged"`
 	// DiffPath is the diff of the version (a split's first) against
-	// BaseVersionID
-	// (GET /prompt-version/{id}/diff), or nil when the environment served
-	// nothing.
+	// BaseVersionID (GET /prompt-version/{id}/diff), or nil when the
+	// environment served nothing.
 	DiffPath        *string    `json:"diffPath"`
 	DecidedBy       *string    `json:"decidedBy"`
 	DecisionComment string     `json:"decisionComment"`
