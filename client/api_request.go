@@ -20,8 +20,11 @@ func (c *Client) SetEnvironmentPolicy(ctx context.Context, envID string, policy 
 	return &out, c.write(ctx, http.MethodPatch, "/environment/"+esc(envID), policy, &out, opts)
 }
 
-// CreatePublicationRequest asks that a version be published to an
-// environment; principals other than the caller approve it.
+// CreatePublicationRequest asks that a version (params.VersionID), or a
+// split of versions (params.Split, 2 to 5 entries whose weights sum to
+// 100), be published to an environment; principals other than the caller
+// approve it, and the approval that reaches the environment's count
+// publishes it.
 func (c *Client) CreatePublicationRequest(ctx context.Context, params wire.PublicationRequestParams, opts ...CallOption) (*wire.PublicationRequest, error) {
 	if params.ResourceType == "" {
 		params.ResourceType = wire.ResourcePrompt

@@ -39,33 +39,36 @@ const (
 // bytes.
 const MaxCommentLength = 2000
 
-// PublicationRequest asks that a version be published to an environment.
-// It publishes when RequiredApprovals principals other than its requester,
-// and other than each other, have approved it. BaseVersionID is what the
-// environment served when the request was made, CurrentVersionID what it
-// serves now: Stale says a pending request's environment moved since, and
-// VersionChanged that its version was edited since (which an approval
-// refuses).
+// PublicationRequest asks that a version, or a split of versions, be
+// published to an environment. It publishes when RequiredApprovals
+// principals other than its requester, and other than each other, have
+// approved it. BaseVersionID is what the environment served when the
+// request was made, CurrentVersionID what it serves now: Stale says a
+// pending request's environment moved since, and VersionChanged that its
+// version, or a version of its split, was edited since (which an approval
+// refuses). Split is the split to publish, whose first entry's version is
+// VersionID, or nil for a request of one version.
 type PublicationRequest struct {
-	ID                string     `json:"id"`
-	WorkspaceID       string     `json:"-"`
-	ResourceType      string     `json:"resourceType"`
-	ResourceID        string     `json:"resourceId"`
-	EnvironmentID     string     `json:"environmentId"`
-	EnvName           string     `json:"envName"`
-	VersionID         string     `json:"versionId"`
-	Comment           string     `json:"comment"`
-	Status            string     `json:"status"`
-	RequestedBy       string     `json:"requestedBy"`
-	Approvals         []Approval `json:"approvals"`
-	RequiredApprovals int        `json:"requiredApprovals"`
-	BaseVersionID     *string    `json:"baseVersionId"`
-	CurrentVersionID  *string    `json:"currentVersionId"`
-	Stale             bool       `json:"stale"`
-	VersionChanged    bool       `json:"versionChanged"`
-	// DiffPath is the diff of the version against BaseVersionID
-	// (GET /prompt-version/{id}/diff), or nil when the environment served
-	// nothing.
+	ID                string       `json:"id"`
+	WorkspaceID       string       `json:"-"`
+	ResourceType      string       `json:"resourceType"`
+	ResourceID        string       `json:"resourceId"`
+	EnvironmentID     string       `json:"environmentId"`
+	EnvName           string       `json:"envName"`
+	VersionID         string       `json:"versionId"`
+	Split             []SplitEntry `json:"split"`
+	Comment           string       `json:"comment"`
+	Status            string       `json:"status"`
+	RequestedBy       string       `json:"requestedBy"`
+	Approvals         []Approval   `json:"approvals"`
+	RequiredApprovals int          `json:"requiredApprovals"`
+	BaseVersionID     *string      `json:"baseVersionId"`
+	CurrentVersionID  *string      `json:"currentVersionId"`
+	Stale             bool         `json:"stale"`
+	VersionChanged    bool         `json:"versionChanged"`
+	// DiffPath is the diff of the version (a split's first) against
+	// BaseVersionID (GET /prompt-version/{id}/diff), or nil when the
+	// environment served nothing.
 	DiffPath        *string    `json:"diffPath"`
 	DecidedBy       *string    `json:"decidedBy"`
 	DecisionComment string     `json:"decisionComment"`
@@ -107,8 +110,11 @@ type CreateRequestParams struct {
 	// demand, any other environment must exist.
 	EnvName   string
 	VersionID string
-	Comment   string
-	By        string
+	// Split, when set, is a split that passed CheckSplit, whose first
+	// entry VersionID is.
+	Split   []SplitEntry
+	Comment string
+	By      string
 	// Event returns the event of a step, or nil for none.
 	Event func(step string) *RequestEvent
 }
@@ -141,12 +147,14 @@ type RequestQuery struct {
 	Offset   int
 }
 
-// CreateRequestInput is a new publication request as a caller makes it.
+// CreateRequestInput is a new publication request as a caller makes it:
+// exactly one of VersionID and Split, as PublishVersionParams.
 type CreateRequestInput struct {
 	CanvasID string
 	// EnvName is production or an existing custom environment's name.
 	EnvName   string
 	VersionID string
+	Split     []SplitEntry
 	Comment   string
 }
 

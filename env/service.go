@@ -292,6 +292,20 @@ func (s *Service) DeleteEnvironment(ctx context.Context, id string, opts ...canv
 	return nil
 }
 
+// checkTarget checks what a publish or a publication request names:
+// exactly one of a version and a split (VALIDATION otherwise), the split
+// passing CheckSplit.
+func checkTarget(versionID string, split []SplitEntry) error {
+	if (versionID == "") == (len(split) == 0) {
+		return canvas.Invalid("Give either versionId or split.",
+			canvas.Detail{Path: "/json/versionId", Message: "exactly one of versionId and split is required"})
+	}
+	if split != nil {
+		return CheckSplit(split)
+	}
+	return nil
+}
+
 // Publish makes a version of the canvas, or a split of versions, the active
 // publication of the named environment, and returns that publication.
 // created is false when the same version and split were already active, in
@@ -310,14 +324,8 @@ func (s *Service) Publish(ctx context.Context, params PublishVersionParams) (pub
 	if err != nil {
 		return nil, false, err
 	}
-	if (params.VersionID == "") == (len(params.Split) == 0) {
-		return nil, false, canvas.Invalid("Give either versionId or split.",
-			canvas.Detail{Path: "/json/versionId", Message: "exactly one of versionId and split is required"})
-	}
-	if params.Split != nil {
-		if err := CheckSplit(params.Split); err != nil {
-			return nil, false, err
-		}
+	if err := checkTarget(params.VersionID, params.Split); err != nil {
+		return nil, false, err
 	}
 	c, err := s.canvas(ctx, p, params.CanvasID)
 	if err != nil {

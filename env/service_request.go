@@ -9,10 +9,12 @@ import (
 	"github.com/promptcanvas/promptcanvas/queue"
 )
 
-// CreateRequest asks that a version be published to an environment of its
-// canvas, and returns the pending request. It requires the editor role.
-// Any environment takes requests; a protected one is published to only
-// through them.
+// CreateRequest asks that a version, or a split of versions, be published
+// to an environment of its canvas, and returns the pending request. It
+// requires the editor role. Exactly one of VersionID and Split is given,
+// checked as Publish checks them; the split's first entry is the
+// request's VersionID. Any environment takes requests; a protected one is
+// published to only through them.
 func (s *Service) CreateRequest(ctx context.Context, in CreateRequestInput) (*PublicationRequest, error) {
 	p, err := canvas.Authorize(ctx, canvas.RoleEditor)
 	if err != nil {
@@ -22,8 +24,15 @@ func (s *Service) CreateRequest(ctx context.Context, in CreateRequestInput) (*Pu
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTarget(in.VersionID, in.Split); err != nil {
+		return nil, err
+	}
 	if err := checkComment("/json/comment", in.Comment); err != nil {
 		return nil, err
+	}
+	versionID := in.VersionID
+	if in.Split != nil {
+		versionID = in.Split[0].VersionID
 	}
 	c, err := s.canvas(ctx, p, in.CanvasID)
 	if err != nil {
@@ -31,7 +40,7 @@ func (s *Service) CreateRequest(ctx context.Context, in CreateRequestInput) (*Pu
 	}
 	var wrote bool
 	r, err := s.store.CreateRequest(ctx, CreateRequestParams{WorkspaceID: c.WorkspaceID, CanvasID: c.ID, EnvName: name,
-		VersionID: in.VersionID, Comment: in.Comment, By: p.Actor(), Event: s.requestEvent(c.WorkspaceID, &wrote)})
+		VersionID: versionID, Split: in.Split, Comment: in.Comment, By: p.Actor(), Event: s.requestEvent(c.WorkspaceID, &wrote)})
 	if err != nil {
 		return nil, err
 	}

@@ -90,15 +90,11 @@ func (s *Server) handlePublish(w http.ResponseWriter, r *http.Request) error {
 	if err := s.decodeJSON(r, "PublishRequest", &req); err != nil {
 		return err
 	}
-	var split []env.SplitEntry
-	for _, e := range req.Split {
-		split = append(split, env.SplitEntry{VersionID: e.VersionID, Weight: e.Weight})
-	}
 	pub, created, err := s.environments.Publish(r.Context(), env.PublishVersionParams{
 		CanvasID:  req.ResourceID,
 		EnvName:   req.EnvName,
 		VersionID: req.VersionID,
-		Split:     split,
+		Split:     envSplit(req.Split),
 	})
 	if err != nil {
 		return err
@@ -109,6 +105,16 @@ func (s *Server) handlePublish(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, status, pub)
 	return nil
+}
+
+// envSplit is a split of a request body as package env takes it, nil for
+// none.
+func envSplit(split []wire.SplitEntry) []env.SplitEntry {
+	var out []env.SplitEntry
+	for _, e := range split {
+		out = append(out, env.SplitEntry{VersionID: e.VersionID, Weight: e.Weight})
+	}
+	return out
 }
 
 // handleEnvironmentHistory serves one page of an environment's publication

@@ -19,14 +19,15 @@ func (s *Server) registerRequestRoutes() {
 	s.route("POST /publication-requests/{id}/withdraw", s.handleDecision((*env.Service).WithdrawRequest))
 }
 
-// handleCreateRequest makes a pending publication request: 201 with it.
+// handleCreateRequest makes a pending publication request, of a version
+// or of a split: 201 with it.
 func (s *Server) handleCreateRequest(w http.ResponseWriter, r *http.Request) error {
 	var req wire.PublicationRequestParams
 	if err := s.decodeJSON(r, "PublicationRequestParams", &req); err != nil {
 		return err
 	}
 	pr, err := s.environments.CreateRequest(r.Context(), env.CreateRequestInput{CanvasID: req.ResourceID,
-		EnvName: req.EnvName, VersionID: req.VersionID, Comment: req.Comment})
+		EnvName: req.EnvName, VersionID: req.VersionID, Split: envSplit(req.Split), Comment: req.Comment})
 	if err != nil {
 		return err
 	}

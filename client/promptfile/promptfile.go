@@ -75,10 +75,13 @@ type Message struct {
 }
 
 // Environment names an environment and the version it serves ("" when it
-// serves nothing).
+// serves nothing). An environment that serves a split has Split, its
+// entries in order, each naming a version of the file; VersionID is then
+// the first entry's, as a publication's is (and what Served returns).
 type Environment struct {
-	Name      string `json:"name"`
-	VersionID string `json:"versionId"`
+	Name      string            `json:"name"`
+	VersionID string            `json:"versionId"`
+	Split     []wire.SplitEntry `json:"split,omitempty"`
 }
 
 // Version returns the version with the id, or nil.
@@ -91,7 +94,8 @@ func (c *Canvas) Version(id string) *Version {
 	return nil
 }
 
-// Served returns the version the named environment serves, or nil.
+// Served returns the version the named environment serves, or nil; of a
+// split, its first entry's.
 func (c *Canvas) Served(envName string) *Version {
 	for _, e := range c.Environments {
 		if e.Name == envName && e.VersionID != "" {

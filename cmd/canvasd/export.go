@@ -14,6 +14,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/client/promptfile"
+	"github.com/promptcanvas/promptcanvas/client/wire"
 	"github.com/promptcanvas/promptcanvas/engine"
 )
 
@@ -146,6 +147,13 @@ func exportFiles(ctx context.Context, eng *engine.Engine) ([]*promptfile.Canvas,
 			fe := promptfile.Environment{Name: e.Name}
 			if e.ActiveVersionID != nil && f.Version(*e.ActiveVersionID) != nil {
 				fe.VersionID = *e.ActiveVersionID
+				for _, en := range e.Split {
+					if f.Version(en.VersionID) == nil {
+						return nil, fmt.Errorf("canvas %q, environment %q: its split serves version %s, which is not exported",
+							c.Title, e.Name, en.VersionID)
+					}
+					fe.Split = append(fe.Split, wire.SplitEntry{VersionID: en.VersionID, Weight: en.Weight})
+				}
 			}
 			f.Environments = append(f.Environments, fe)
 		}

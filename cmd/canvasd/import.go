@@ -277,25 +277,71 @@ func (im *importer) environments(ctx context.Context, c *canvas.Canvas, f *promp
 				}
 			}
 		}
-		want := ids[fe.VersionID]
-		if fe.VersionID == "" || want == active {
+		if fe.VersionID == "" {
 			continue
+		}
+		want, split, err := fileTarget(fe, ids)
+		if err != nil {
+			return fmt.Errorf("canvas %q: %w", c.Title, err)
+		}
+		var activeSplit []env.SplitEntry
+		if i >= 0 {
+			activeSplit = envs[i].Split
+		}
+		if want == active && slices.Equal(split, activeSplit) {
+			continue
+		}
+		what := "version " + want
+		if split != nil {
+			what = "split " + describeSplit(split)
 		}
 		if im.dryRun && i >= 0 && envs[i].Protected {
 			// A protected environment is published to only through an
 			// approved publication request: the publish below would be
 			// APPROVAL_REQUIRED.
-			fmt.Fprintf(im.out, "cannot publish version %s to %q of %q: the environment is protected "+
-				"(publish through POST /publication-requests)\n", want, fe.Name, c.Title)
+			fmt.Fprintf(im.out, "cannot publish %s to %q of %q: the environment is protected "+
+				"(publish through POST /publication-requests)\n", what, fe.Name, c.Title)
 			continue
 		}
-		im.change("publish version %s to %q of %q", want, fe.Name, c.Title)
+		im.change("publish %s to %q of %q", what, fe.Name, c.Title)
 		if !im.dryRun {
-			if _, _, err := im.eng.Environments.Publish(ctx, env.PublishVersionParams{CanvasID: c.ID, EnvName: fe.Name,
-				VersionID: want}); err != nil {
+			params := env.PublishVersionParams{CanvasID: c.ID, EnvName: fe.Name, VersionID: want, Split: split}
+			if split != nil {
+				params.VersionID = ""
+			}
+			if _, _, err := im.eng.Environments.Publish(ctx, params); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// fileTarget returns the database id of the version an environment of a
+// file serves and, when it serves a split, the split with database ids
+// (nil otherwise); ids maps the file's version ids to the database's. A
+// split that names a version the file does not hold is an error.
+func fileTarget(fe promptfile.Environment, ids map[string]string) (string, []env.SplitEntry, error) {
+	if fe.Split == nil {
+		return ids[fe.VersionID], nil, nil
+	}
+	split := make([]env.SplitEntry, len(fe.Split))
+	for i, e := range fe.Split {
+		id, ok := ids[e.VersionID]
+		if !ok {
+			return "", nil, fmt.Errorf("environment %q: the split names version %s, which the file does not hold", fe.Name, e.VersionID)
+		}
+		split[i] = env.SplitEntry{VersionID: id, Weight: e.Weight}
+	}
+	return split[0].VersionID, split, nil
+}
+
+// describeSplit writes a split for the import's report: each version with
+// its weight.
+func describeSplit(split []env.SplitEntry) string {
+	parts := make([]string, len(split))
+	for i, e := range split {
+		parts[i] = fmt.Sprintf("%s %d%%", e.VersionID, e.Weight)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -2,8 +2,10 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,21 +14,33 @@ import (
 )
 
 // qVersionChanged is when a version or one of its messages last changed
-// (a message's edit or deletion sets its updated_at): the stamp a request
-// remembers, so that an approval sees an edit made since. Its parameters
-// are the version's id twice.
+// (a message's edit or deletion sets its updated_at): of a request's
+// versions, the latest is the stamp it remembers, so that an approval sees
+// an edit made since. Its parameters are the version's id twice.
 const qVersionChanged = `SELECT MAX(t) FROM (SELECT v.updated_at AS t FROM versions v WHERE v.id = ?
 	UNION ALL SELECT m.updated_at FROM messages m WHERE m.version_id = ?) s`
 
+// reqVersions is a subquery of the ids of the versions of request r: its
+// version and, for a split, every entry's (r.split, JSON text).
+func (d Dialect) reqVersions() string {
+	if d.Postgres {
+		return `SELECT r.version_id UNION ALL SELECT j ->> 'versionId' FROM jsonb_array_elements(r.split::jsonb) j`
+	}
+	return `SELECT r.version_id UNION ALL SELECT json_extract(j.value, '$.versionId') FROM json_each(r.split) j`
+}
+
 // reqCols are the columns scanRequest reads, from publication_requests r
-// joined with environments e.
-const reqCols = `r.id, r.workspace_id, r.canvas_id, r.environment_id, e.name, r.version_id, r.comment, r.status,
+// joined with environments e: whether the version changed is whether any
+// version of the request, or a message of one, changed after the stamp.
+func (d Dialect) reqCols() string {
+	return `r.id, r.workspace_id, r.canvas_id, r.environment_id, e.name, r.version_id, r.split, r.comment, r.status,
 	r.requested_by, e.required_approvals, r.base_version_id,
 	(SELECT p.version_id FROM publications p WHERE p.environment_id = r.environment_id AND p.is_active),
-	(SELECT MAX(t) FROM (SELECT v.updated_at AS t FROM versions v WHERE v.id = r.version_id
-		UNION ALL SELECT m.updated_at FROM messages m WHERE m.version_id = r.version_id) s) > r.version_changed_at,
+	(SELECT MAX(t) FROM (SELECT v.updated_at AS t FROM versions v WHERE v.id IN (` + d.reqVersions() + `)
+		UNION ALL SELECT m.updated_at FROM messages m WHERE m.version_id IN (` + d.reqVersions() + `)) s) > r.version_changed_at,
 	r.decided_by, r.decision_comment, r.publication_id, r.created_at, r.updated_at,
 	CASE WHEN r.status = 'pending' THEN NULL ELSE r.updated_at END`
+}
 
 // reqFrom joins a request to its environment and to its live canvas.
 const reqFrom = ` FROM publication_requests r JOIN environments e ON e.id = r.environment_id
@@ -35,7 +49,7 @@ const reqFrom = ` FROM publication_requests r JOIN environments e ON e.id = r.en
 func scanRequest(r Row) (*env.PublicationRequest, error) {
 	q := env.PublicationRequest{ResourceType: env.ResourcePrompt, Approvals: []env.Approval{}}
 	var changed *bool
-	err := r.Scan(&q.ID, &q.WorkspaceID, &q.ResourceID, &q.EnvironmentID, &q.EnvName, &q.VersionID, &q.Comment,
+	err := r.Scan(&q.ID, &q.WorkspaceID, &q.ResourceID, &q.EnvironmentID, &q.EnvName, &q.VersionID, jsonCol{&q.Split}, &q.Comment,
 		&q.Status, &q.RequestedBy, &q.RequiredApprovals, &q.BaseVersionID, &q.CurrentVersionID, &changed,
 		&q.DecidedBy, &q.DecisionComment, &q.PublicationID, &q.CreatedAt, &q.UpdatedAt, &q.DecidedAt)
 	q.RequiredApprovals = max(q.RequiredApprovals, env.MinApprovals)
@@ -83,7 +97,7 @@ func (s *Store) fillApprovals(ctx context.Context, tx *Tx, list []*env.Publicati
 // getRequest reads a request of a live canvas of the workspace, with its
 // approvals.
 func (s *Store) getRequest(ctx context.Context, tx *Tx, workspaceID, id string) (*env.PublicationRequest, error) {
-	r, err := scanRequest(tx.QueryRow(ctx, `SELECT `+reqCols+reqFrom+` WHERE r.id = ? AND r.workspace_id = ?`, id, workspaceID))
+	r, err := scanRequest(tx.QueryRow(ctx, `SELECT `+s.d.reqCols()+reqFrom+` WHERE r.id = ? AND r.workspace_id = ?`, id, workspaceID))
 	if errors.Is(err, ErrNoRows) {
 		return nil, canvas.NotFound("publication request")
 	} else if err != nil {
@@ -94,9 +108,11 @@ func (s *Store) getRequest(ctx context.Context, tx *Tx, workspaceID, id string) 
 
 // CreateRequest writes a pending request: the environment is found (and
 // production created) as a publish finds it, the version must be a live
-// version of the canvas, and what the environment serves and when the
-// version last changed are remembered. The created step's event is
-// written with it when a subscription takes it.
+// version of the canvas (NOT_FOUND), as must each version of a split
+// (VALIDATION at its entry), the environment must not serve that version
+// and split already (CONFLICT), and what the environment serves and when
+// a version of the request last changed are remembered. The created
+// step's event is written with it when a subscription takes it.
 func (s *Store) CreateRequest(ctx context.Context, p env.CreateRequestParams) (*env.PublicationRequest, error) {
 	var out *env.PublicationRequest
 	var id string
@@ -105,25 +121,32 @@ func (s *Store) CreateRequest(ctx context.Context, p env.CreateRequestParams) (*
 		if err != nil {
 			return err
 		}
-		var live bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM versions WHERE id = ? AND canvas_id = ? AND deleted_at IS NULL)`,
-			p.VersionID, p.CanvasID).Scan(&live); err != nil {
+		if err := checkLive(ctx, tx, p.CanvasID, p.VersionID, p.Split); err != nil {
 			return err
-		} else if !live {
-			return canvas.NotFound("version")
 		}
-		if e.ActiveVersionID != nil && *e.ActiveVersionID == p.VersionID {
+		if e.ActiveVersionID != nil && *e.ActiveVersionID == p.VersionID && slices.Equal(e.Split, p.Split) {
+			if p.Split != nil {
+				return canvas.Errorf(canvas.ECONFLICT, "The %s environment serves this split already.", e.Name)
+			}
 			return canvas.Errorf(canvas.ECONFLICT, "The %s environment serves this version already.", e.Name)
 		}
-		var changed time.Time
-		if err := tx.QueryRow(ctx, qVersionChanged, p.VersionID, p.VersionID).Scan(&changed); err != nil {
+		changed, err := versionsChanged(ctx, tx, requestVersions(p.VersionID, p.Split))
+		if err != nil {
 			return err
+		}
+		var splitText any
+		if p.Split != nil {
+			b, err := json.Marshal(p.Split)
+			if err != nil {
+				return err
+			}
+			splitText = string(b)
 		}
 		id = tx.NewID()
 		if _, err := tx.Exec(ctx, `INSERT INTO publication_requests (id, workspace_id, environment_id, canvas_id, version_id,
-			status, comment, requested_by, base_version_id, version_changed_at, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, p.WorkspaceID, e.ID, p.CanvasID, p.VersionID,
-			env.RequestPending, p.Comment, p.By, nullString(e.ActiveVersionID), changed, tx.Now, tx.Now); err != nil {
+			split, status, comment, requested_by, base_version_id, version_changed_at, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, p.WorkspaceID, e.ID, p.CanvasID, p.VersionID, splitText,
+			env.RequestPending, p.Comment, p.By, nullString(e.ActiveVersionID), slices.MaxFunc(changed, time.Time.Compare), tx.Now, tx.Now); err != nil {
 			return err
 		}
 		if out, err = s.getRequest(ctx, tx, p.WorkspaceID, id); err != nil {
@@ -133,6 +156,55 @@ func (s *Store) CreateRequest(ctx context.Context, p env.CreateRequestParams) (*
 	})
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// requestVersions returns the versions of a request: its version, or each
+// version of its split.
+func requestVersions(versionID string, split []env.SplitEntry) []string {
+	if split == nil {
+		return []string{versionID}
+	}
+	ids := make([]string, len(split))
+	for i, e := range split {
+		ids[i] = e.VersionID
+	}
+	return ids
+}
+
+// checkLive refuses a request whose version is not a live version of the
+// canvas (NOT_FOUND) or, for a split, each entry that is not (VALIDATION
+// at its pointer, as a publish of the split says it).
+func checkLive(ctx context.Context, tx *Tx, canvasID, versionID string, split []env.SplitEntry) error {
+	var details []canvas.Detail
+	for i, id := range requestVersions(versionID, split) {
+		var live bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM versions WHERE id = ? AND canvas_id = ? AND deleted_at IS NULL)`,
+			id, canvasID).Scan(&live); err != nil {
+			return err
+		} else if live {
+			continue
+		} else if split == nil {
+			return canvas.NotFound("version")
+		}
+		details = append(details, canvas.Detail{Path: fmt.Sprintf("/json/split/%d/versionId", i),
+			Message: "must be a live version of the canvas"})
+	}
+	if len(details) > 0 {
+		return canvas.Invalid("The split names versions that cannot be published.", details...)
+	}
+	return nil
+}
+
+// versionsChanged returns when each version of ids, or a message of it,
+// last changed (qVersionChanged).
+func versionsChanged(ctx context.Context, tx *Tx, ids []string) ([]time.Time, error) {
+	out := make([]time.Time, len(ids))
+	for i, id := range ids {
+		if err := tx.QueryRow(ctx, qVersionChanged, id, id).Scan(&out[i]); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -179,7 +251,7 @@ func (s *Store) ListRequests(ctx context.Context, q env.RequestQuery) ([]*env.Pu
 		if err := tx.QueryRow(ctx, `SELECT COUNT(*)`+reqFrom+` WHERE `+cond, args...).Scan(&total); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT `+reqCols+reqFrom+` WHERE `+cond+` ORDER BY r.created_at DESC, r.id DESC
+		rows, err := tx.Query(ctx, `SELECT `+s.d.reqCols()+reqFrom+` WHERE `+cond+` ORDER BY r.created_at DESC, r.id DESC
 			LIMIT ? OFFSET ?`, append(args, q.Limit, q.Offset)...)
 		if page, err = RowsOf(rows, err, func(r Rows) (*env.PublicationRequest, error) { return scanRequest(r) }); err != nil {
 			return err
@@ -195,22 +267,28 @@ func (s *Store) ListRequests(ctx context.Context, q env.RequestQuery) ([]*env.Pu
 // lockedRequest is what a decision reads of a request, its row locked.
 type lockedRequest struct {
 	canvasID, envID, versionID, status, requestedBy string
+	split                                           []env.SplitEntry
 	changedAt                                       time.Time
 }
 
+// versions returns the versions of the request: its version, or each of
+// its split.
+func (lr lockedRequest) versions() []string { return requestVersions(lr.versionID, lr.split) }
+
 // DecideRequest applies a decision to a pending request (see env.Store).
-// An approval locks, in the order every publish does, the version (FOR
-// SHARE), the environment (FOR UPDATE, which also holds its policy) and
-// then the request, so that two approvals take turns and the count each
-// one reads is the last committed one.
+// An approval locks, in the order every publish does, the versions (FOR
+// SHARE: the version, or each of the split), the environment (FOR UPDATE,
+// which also holds its policy) and then the request, so that two
+// approvals take turns and the count each one reads is the last committed
+// one.
 func (s *Store) DecideRequest(ctx context.Context, p env.DecideParams) (*env.PublicationRequest, *env.Publication, error) {
 	var out *env.PublicationRequest
 	var pub *env.Publication
 	err := s.writeAudited(ctx, Alone, changeOf("publication-request."+p.Decision, auditRequest, p.WorkspaceID, &p.ID), func(ctx context.Context, tx *Tx) error {
 		pub = nil
 		var lr lockedRequest
-		err := tx.QueryRow(ctx, `SELECT r.canvas_id, r.environment_id, r.version_id`+reqFrom+` WHERE r.id = ? AND r.workspace_id = ?`,
-			p.ID, p.WorkspaceID).Scan(&lr.canvasID, &lr.envID, &lr.versionID)
+		err := tx.QueryRow(ctx, `SELECT r.canvas_id, r.environment_id, r.version_id, r.split`+reqFrom+` WHERE r.id = ? AND r.workspace_id = ?`,
+			p.ID, p.WorkspaceID).Scan(&lr.canvasID, &lr.envID, &lr.versionID, jsonCol{&lr.split})
 		if errors.Is(err, ErrNoRows) {
 			return canvas.NotFound("publication request")
 		} else if err != nil {
@@ -218,12 +296,14 @@ func (s *Store) DecideRequest(ctx context.Context, p env.DecideParams) (*env.Pub
 		}
 		var policy envPolicy
 		if p.Decision == env.DecisionApprove {
-			var id string
-			if err := tx.QueryRow(ctx, `SELECT id FROM versions WHERE id = ? AND deleted_at IS NULL`+s.d.ForShare(),
-				lr.versionID).Scan(&id); errors.Is(err, ErrNoRows) {
-				return canvas.Errorf(canvas.ECONFLICT, "The version of the request was deleted.")
-			} else if err != nil {
-				return err
+			for _, v := range lr.versions() {
+				var id string
+				if err := tx.QueryRow(ctx, `SELECT id FROM versions WHERE id = ? AND deleted_at IS NULL`+s.d.ForShare(),
+					v).Scan(&id); errors.Is(err, ErrNoRows) {
+					return canvas.Errorf(canvas.ECONFLICT, "A version of the request (%s) was deleted.", v)
+				} else if err != nil {
+					return err
+				}
 			}
 			if policy, err = s.lockPolicy(ctx, tx, lr.envID); err != nil {
 				return err
@@ -309,8 +389,11 @@ func (s *Store) closeRequest(ctx context.Context, tx *Tx, p env.DecideParams, st
 }
 
 // approve records p.By's approval of the locked request lr and, when it
-// is the one that reaches the policy's count, publishes the version with
-// the step every publish takes and returns the publication.
+// is the one that reaches the policy's count, publishes the version (or
+// the split) with the step every publish takes and returns the
+// publication. It is refused when a version of the request was edited
+// since it was made, or when the policy's experiment gate does not hold
+// for every version of it.
 func (s *Store) approve(ctx context.Context, tx *Tx, p env.DecideParams, lr lockedRequest, policy envPolicy) (*env.Publication, error) {
 	if p.By == lr.requestedBy {
 		return nil, canvas.Errorf(canvas.EFORBIDDEN, "A publication request is approved by someone other than its requester.")
@@ -322,15 +405,25 @@ func (s *Store) approve(ctx context.Context, tx *Tx, p env.DecideParams, lr lock
 	} else if again {
 		return nil, canvas.Errorf(canvas.ECONFLICT, "You approved this publication request already; another person's approval is needed.")
 	}
-	var changed time.Time
-	if err := tx.QueryRow(ctx, qVersionChanged, lr.versionID, lr.versionID).Scan(&changed); err != nil {
+	versions := lr.versions()
+	changed, err := versionsChanged(ctx, tx, versions)
+	if err != nil {
 		return nil, err
-	} else if changed.After(lr.changedAt) {
+	}
+	for i, at := range changed {
+		if !at.After(lr.changedAt) {
+			continue
+		} else if lr.split != nil {
+			return nil, canvas.Errorf(canvas.ECONFLICT, "Version %s of the split was edited after the request was made; "+
+				"request its publication again.", versions[i])
+		}
 		return nil, canvas.Errorf(canvas.ECONFLICT, "The version was edited after the request was made; request its publication again.")
 	}
 	if x := policy.experiment; x != nil {
-		if err := s.checkExperiment(ctx, tx, p.WorkspaceID, lr, x); err != nil {
-			return nil, err
+		for i, v := range versions {
+			if err := s.checkExperiment(ctx, tx, p.WorkspaceID, lr.canvasID, v, changed[i], lr.split != nil, x); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO publication_approvals (request_id, approver, comment, created_at) VALUES (?, ?, ?, ?)`,
@@ -346,7 +439,7 @@ func (s *Store) approve(ctx context.Context, tx *Tx, p env.DecideParams, lr lock
 		return nil, err
 	}
 	pub, _, err := s.publishTx(ctx, tx, env.PublishParams{WorkspaceID: p.WorkspaceID, CanvasID: lr.canvasID,
-		EnvName: policy.name, VersionID: lr.versionID, By: lr.requestedBy, Event: p.Publish}, true)
+		EnvName: policy.name, VersionID: lr.versionID, Split: lr.split, By: lr.requestedBy, Event: p.Publish}, true)
 	if err != nil {
 		return nil, err
 	}
@@ -355,22 +448,32 @@ func (s *Store) approve(ctx context.Context, tx *Tx, p env.DecideParams, lr lock
 }
 
 // checkExperiment returns CONFLICT unless a completed experiment of the
-// request's canvas, started after its version last changed, over test
-// cases of every tag of x, has a pass rate for the version of at least
-// x.MinPassRate: decided in one statement of the approval's transaction.
-func (s *Store) checkExperiment(ctx context.Context, tx *Tx, workspaceID string, lr lockedRequest, x *env.RequiredExperiment) error {
+// canvas, started at or after changedAt (when the version last changed),
+// over test cases of every tag of x, has a pass rate for the version of at
+// least x.MinPassRate: decided in one statement of the approval's
+// transaction. inSplit names the version in the refusal.
+func (s *Store) checkExperiment(ctx context.Context, tx *Tx, workspaceID, canvasID, versionID string, changedAt time.Time,
+	inSplit bool, x *env.RequiredExperiment) error {
 	var ok bool
 	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM experiments x
 		WHERE x.workspace_id = ? AND x.prompt_id = ? AND x.status = 'completed' AND x.started_at >= ?
 		AND `+s.d.experimentHasTags("x.request")+`
 		AND (SELECT SUM(CASE WHEN `+s.d.resultPassed("r")+` THEN 1.0 ELSE 0.0 END) / NULLIF(COUNT(`+s.d.resultPassed("r")+`), 0)
 			FROM experiment_results r WHERE r.experiment_id = x.id AND r.version_id = ?) >= ?)`,
-		workspaceID, lr.canvasID, lr.changedAt, IDs(orEmpty(x.TagIDs)), lr.versionID, x.MinPassRate).Scan(&ok)
+		workspaceID, canvasID, changedAt, IDs(orEmpty(x.TagIDs)), versionID, x.MinPassRate).Scan(&ok)
 	if err != nil {
 		return err
 	} else if !ok {
-		return canvas.Errorf(canvas.ECONFLICT, "The environment requires a completed experiment of this version, started after "+
-			"its last change, over its required tags, with a pass rate of at least %g; none has reached it yet.", x.MinPassRate)
+		which := "this version"
+		if inSplit {
+			which = "every version of the split"
+		}
+		msg := fmt.Sprintf("The environment requires a completed experiment of %s, started after its last change, over "+
+			"its required tags, with a pass rate of at least %g; none has reached it yet", which, x.MinPassRate)
+		if inSplit {
+			msg += " for version " + versionID
+		}
+		return canvas.Errorf(canvas.ECONFLICT, "%s.", msg)
 	}
 	return nil
 }

@@ -33,6 +33,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Run("Publication", func(t *testing.T) { testPublications(t, newStore) })
 	t.Run("Protection", func(t *testing.T) { testProtection(t, newStore) })
 	t.Run("Requests", func(t *testing.T) { testRequests(t, newStore) })
+	t.Run("RequestSplits", func(t *testing.T) { testRequestSplits(t, newStore) })
 	t.Run("Idempotency", func(t *testing.T) { testIdempotency(t, newStore) })
 	t.Run("IdempotencyOwner", func(t *testing.T) { testIdempotencyOwners(t, newStore) })
 	t.Run("IdempotencyRelease", func(t *testing.T) { testIdempotencyRelease(t, newStore) })

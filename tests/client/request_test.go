@@ -142,3 +142,39 @@ func TestClient_PublicationRequests(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, got.PublicationID, again.PublicationID)
 }
+
+// TestClient_SplitPublicationRequest asks through the client for a 70/30
+// split of a protected production, which one approval publishes.
+func TestClient_SplitPublicationRequest(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	admin := ts.Client(t)
+	ctx := context.Background()
+	f := mustFixture(t, admin, 3)
+	f.publish(t, admin, "production", 1)
+	envs, err := admin.ListEnvironments(ctx, f.Canvas.ID)
+	require.NoError(t, err)
+	_, err = admin.SetEnvironmentPolicy(ctx, envs[0].ID, wire.EnvironmentPolicyRequest{Protected: true, RequiredApprovals: 1})
+	require.NoError(t, err)
+
+	split := []wire.SplitEntry{{VersionID: f.Versions[1].ID, Weight: 70}, {VersionID: f.Versions[2].ID, Weight: 30}}
+	alice := ts.keyClient(t, canvas.RoleEditor)
+	_, err = alice.CreatePublicationRequest(ctx, wire.PublicationRequestParams{ResourceID: f.Canvas.ID,
+		EnvName: wire.Production, Split: []wire.SplitEntry{{VersionID: f.Versions[1].ID, Weight: 70}}})
+	requireCode(t, wire.CodeInvalid, err)
+	r, err := alice.CreatePublicationRequest(ctx, wire.PublicationRequestParams{ResourceID: f.Canvas.ID,
+		EnvName: wire.Production, Split: split, Comment: "try v3 on 30 percent"})
+	require.NoError(t, err)
+	assert.Equal(t, f.Versions[1].ID, r.VersionID)
+	assert.Equal(t, split, r.Split)
+
+	got, err := admin.ApprovePublicationRequest(ctx, r.ID, "")
+	require.NoError(t, err)
+	assert.Equal(t, wire.RequestPublished, got.Status)
+	assert.Equal(t, split, got.Split)
+	hist, err := admin.History(ctx, client.HistoryParams{CanvasID: f.Canvas.ID, EnvName: wire.Production})
+	require.NoError(t, err)
+	require.NotEmpty(t, hist.Data)
+	assert.Equal(t, split, hist.Data[0].Split)
+	assert.Equal(t, *got.PublicationID, hist.Data[0].PublicationID)
+}
