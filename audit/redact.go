@@ -46,6 +46,28 @@ func Snapshot(v any) (json.RawMessage, error) {
 	return json.Marshal(tree)
 }
 
+// redactHeaders blanks the values of headers, given as an object of
+// names to values or as a list of {name, value} objects, and reports
+// whether it changed anything.
+func redactHeaders(v any) bool {
+	changed := false
+	switch h := v.(type) {
+	case map[string]any:
+		for k := range h {
+			h[k], changed = Redacted, true
+		}
+	case []any:
+		for _, item := range h {
+			if obj, ok := item.(map[string]any); ok {
+				if _, has := obj["value"]; has {
+					obj["value"], changed = Redacted, true
+				}
+			}
+		}
+	}
+	return changed
+}
+
 // redact blanks the secrets of a decoded JSON value in place and reports
 // whether it changed anything.
 func redact(v any) bool {
@@ -61,12 +83,7 @@ func redact(v any) bool {
 					changed = true
 				}
 			case headerMembers[name]:
-				if h, ok := member.(map[string]any); ok {
-					for hk := range h {
-						h[hk] = Redacted
-						changed = true
-					}
-				}
+				changed = redactHeaders(member) || changed
 			default:
 				changed = redact(member) || changed
 			}

@@ -43,7 +43,7 @@ func TestDeps_ImportsGoDown(t *testing.T) {
 	const module = "github.com/promptcanvas/promptcanvas/"
 	// rank is each top-level package's line on the graph, from the top.
 	rank := map[string]int{"canvas": 0,
-		"env": 1, "vault": 1, "queue": 1, "webhook": 1, "idempotency": 1, "retention": 1,
+		"env": 1, "vault": 1, "queue": 1, "webhook": 1, "idempotency": 1, "retention": 1, "audit": 1,
 		"model": 2, "credential": 3, "workflow": 3, "completion": 4, "testcase": 5, "experiment": 6, "review": 6,
 		"client": 7, "store": 8, "engine": 9, "server": 10, "cmd": 11, "examples": 11, "tests": 11}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"...").Output()

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/promptcanvas/promptcanvas/audit"
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/internal/pgtest"
@@ -274,4 +275,45 @@ func TestReplicas_WakeAfterReconnect(t *testing.T) {
 	wait("no wake-up after the listener reconnected")
 	require.NoError(t, a.EnqueueJob(ctx, &queue.Job{Kind: "k"}))
 	wait("an enqueue after the reconnection woke no one")
+}
+
+// Changes of one workspace made by several replicas at once, publishes
+// among them, keep one audit chain: its seqs run 1..n without a gap or a
+// repeat, each event chained to the one before, and every change has its
+// event.
+func TestReplicas_AuditChain(t *testing.T) {
+	t.Parallel()
+	dbs := openReplicas(t, 3)
+	ctx := context.Background()
+	vs := seedVersions(t, dbs[0], 6)
+	wsID := vs[0].WorkspaceID
+	const each = 6
+	var wg sync.WaitGroup
+	errs := make(chan error, len(dbs)*each*2)
+	for i, db := range dbs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range each {
+				c := &canvas.Canvas{Title: fmt.Sprint("r", i, "-", j), WorkspaceID: wsID, InferencesPercentage: "0",
+					LayoutVersion: canvas.LayoutV2, CreatedBy: "alice"}
+				errs <- db.CreateCanvas(ctx, c)
+				_, _, err := db.Publish(ctx, env.PublishParams{WorkspaceID: wsID, CanvasID: vs[0].PromptID,
+					EnvName: env.Production, VersionID: vs[(i+j)%len(vs)].ID, By: "alice"})
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	var v audit.Verifier
+	require.NoError(t, audit.Walk(ctx, dbs[1], wsID, 50, func(e *audit.Event) error { v.Add(e); return nil }))
+	assert.Empty(t, v.Breaks)
+	// The seed's canvas and versions, then each replica's canvases and
+	// publishes.
+	assert.Equal(t, 1+len(vs)+len(dbs)*each*2, v.Events)
+	assert.Equal(t, 1, v.Workspaces)
 }

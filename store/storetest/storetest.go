@@ -56,6 +56,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Run("Review", func(t *testing.T) { testReview(t, newStore) })
 	t.Run("Composition", func(t *testing.T) { testComposition(t, newStore) })
 	t.Run("Splits", func(t *testing.T) { testSplits(t, newStore) })
+	t.Run("Audit", func(t *testing.T) { testAudit(t, newStore) })
 }
 
 // fixture is a fresh store with one workspace, and helpers that create
