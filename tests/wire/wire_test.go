@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/promptcanvas/promptcanvas/audit"
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/client/wire"
 	"github.com/promptcanvas/promptcanvas/completion"
@@ -131,6 +132,7 @@ func TestWire_Answers(t *testing.T) {
 		"PublicationRequest": func(t *testing.T) {
 			roundTrip[wire.PublicationRequest](t, filled[env.PublicationRequest]())
 		},
+		"AuditEvent":            func(t *testing.T) { roundTrip[wire.AuditEvent](t, filled[audit.Event]()) },
 		"Run":                   func(t *testing.T) { roundTrip[wire.Run](t, filled[completion.Run]()) },
 		"Feedback":              func(t *testing.T) { roundTrip[wire.Feedback](t, filled[completion.Feedback]()) },
 		"SplitStats":            func(t *testing.T) { roundTrip[wire.SplitStats](t, filled[env.SplitStats]()) },
