@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/uuid"
+
+	"github.com/promptcanvas/promptcanvas/audit"
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/client/promptfile"
 	"github.com/promptcanvas/promptcanvas/engine"
@@ -73,7 +76,9 @@ func importCmd(ctx context.Context, args []string, getenv func(string) string, s
 	case err != nil:
 		return err
 	}
-	ctx = actx
+	// Every change of the import is recorded as the system's (the
+	// operator's command), under one request id that names the import.
+	ctx = audit.WithOrigin(actx, audit.Origin{RequestID: "import-" + uuid.NewString(), RemoteAddr: "canvasd import"})
 	creds, err := workspaceCredentials(ctx, eng)
 	if err != nil {
 		return err
