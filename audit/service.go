@@ -58,11 +58,16 @@ type Service struct {
 func NewService(store Store) *Service { return &Service{store: store} }
 
 // List returns a page of the caller's workspace's events that f selects
-// (its WorkspaceID is the caller's); it requires the admin role.
+// (its WorkspaceID is the caller's); it requires the admin role, without
+// a project restriction.
 func (s *Service) List(ctx context.Context, f Filter) (*Page, error) {
 	p, err := canvas.Authorize(ctx, canvas.RoleAdmin)
 	if err != nil {
 		return nil, err
+	}
+	if p.Projects != nil {
+		return nil, canvas.Errorf(canvas.EFORBIDDEN, "The audit log holds every project's changes: "+
+			"a key restricted to projects cannot read it.")
 	}
 	f.WorkspaceID = p.WorkspaceID
 	if f.Limit <= 0 {

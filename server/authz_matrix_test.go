@@ -85,12 +85,14 @@ var authCodes = map[int]string{
 // unrestrictedRoutes are the routes of the caller's own workspace that a
 // principal limited to some projects may not call: managing API keys,
 // since a key it made could reach more than it does, and setting model
-// prices, which hold for every project. Such a caller gets 403 there like
-// on the resources of another project.
+// prices, which hold for every project, and reading the audit log, which
+// holds every project's changes. Such a caller gets 403 there like on the
+// resources of another project.
 var unrestrictedRoutes = map[string]bool{
 	"GET /api-keys":         true,
 	"POST /api-keys":        true,
 	"PUT /models/{name...}": true,
+	"GET /audit-events":     true,
 }
 
 // want returns the status the matrix expects of caller on route c.
