@@ -10,7 +10,7 @@ import (
 // Page bounds of a list of events.
 const (
 	DefaultLimit = 50
-	MaxLimit     = 500
+	MaxLimit     = 100
 )
 
 // Filter selects a workspace's events; empty members select everything.
