@@ -70,13 +70,13 @@ function filterForm(f) {
     resourceTypes.map((t) => h("option", { value: t, selected: t === f.resourceType }, t)));
   const text = (id, value, placeholder) => h("input", { type: "text", id, "data-testid": id, value, placeholder });
   const resourceId = text("audit-resource-id", f.resourceId, "");
-  const who = text("audit-actor", f.actor, "key id or user");
+  const who = text("audit-actor", f.actor, "key id or user id");
   const action = text("audit-action", f.action, "environment.publish");
   const since = h("input", { type: "datetime-local", step: "1", id: "audit-since", "data-testid": "audit-since", value: localOf(f.since) });
   const until = h("input", { type: "datetime-local", step: "1", id: "audit-until", "data-testid": "audit-until", value: localOf(f.until) });
   return h("form", { className: "filters", id: "audit-filters", "data-testid": "audit-filters", onsubmit: (ev) => {
     ev.preventDefault();
-    go({ resourceType: type.value, resourceId: resourceId.value.trim(), actor: who.value.trim(), action: action.value.trim(),
+    go({ resourceType: type.value, resourceId: resourceId.value.trim(), actor: who.value.trim().replace(/^key:/, ""), action: action.value.trim(),
       since: isoOf(since.value), until: isoOf(until.value) });
   } },
   field("audit-resource-type", "Resource type", type),
