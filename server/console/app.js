@@ -21,6 +21,7 @@ import { credentialsView } from "./credentials.js";
 import { modelsView } from "./models.js";
 import { reviewView } from "./review.js";
 import { experimentsView, experimentView } from "./experiments.js";
+import { auditView } from "./audit.js";
 
 // routes map a hash path to a view; a view is an async function that
 // returns the node to show.
@@ -50,6 +51,7 @@ const routes = [
   [/^\/projects$/, () => projectsView()],
   [/^\/credentials$/, () => credentialsView()],
   [/^\/models$/, () => modelsView()],
+  [/^\/audit(?:\?(.*))?$/, (m) => auditView(m[1])],
 ];
 
 // lastPageKey is where the path of the last page shown is kept (in
@@ -127,6 +129,7 @@ async function render() {
 
 // markCurrent marks the navigation link of the section shown.
 function markCurrent(path) {
+  path = path.split("?")[0];
   for (const a of nav.querySelectorAll("a[href^='#/']")) {
     const section = a.getAttribute("href").slice(1);
     if (path === section || path.startsWith(`${section}/`)) {
