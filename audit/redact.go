@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 )
@@ -36,6 +37,9 @@ func Snapshot(v any) (json.RawMessage, error) {
 	if string(raw) == "null" {
 		return nil, nil
 	}
+	if !maySecret(raw) {
+		return raw, nil
+	}
 	var tree any
 	if err := json.Unmarshal(raw, &tree); err != nil {
 		return nil, err
@@ -44,6 +48,21 @@ func Snapshot(v any) (json.RawMessage, error) {
 		return raw, nil
 	}
 	return json.Marshal(tree)
+}
+
+// maySecret reports whether raw may hold a member that redact blanks: it
+// holds one of their names, in any case. Most states hold none, and are
+// kept as they were marshalled without being decoded again.
+func maySecret(raw []byte) bool {
+	lower := bytes.ToLower(raw)
+	for _, names := range []map[string]bool{secretMembers, headerMembers} {
+		for name := range names {
+			if bytes.Contains(lower, []byte(`"`+name+`"`)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // redactHeaders blanks the values of headers, given as an object of

@@ -39,6 +39,9 @@ type Environment struct {
 	Protected          bool                `json:"protected"`
 	RequiredApprovals  int                 `json:"requiredApprovals"`
 	RequiredExperiment *RequiredExperiment `json:"requiredExperiment"`
+	// ProjectID is the project of the environment's canvas, as the store
+	// reads it (for the audit log); it is not part of the API's answer.
+	ProjectID *string `json:"-"`
 }
 
 // RequiredExperiment is the evaluation a version must have passed before

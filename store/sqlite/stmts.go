@@ -13,12 +13,12 @@ import "github.com/promptcanvas/promptcanvas/store/sqlstore"
 // of a completion run, its job, start and end (sqlstore/runs.go), a
 // workflow step's state, written on every change (sqlstore/workflows.go),
 // and the delivery log's rows and its record of each webhook attempt
-// (sqlstore/deliveries.go), and the
-// queue's claim (sqlstore/claim.go).
+// (sqlstore/deliveries.go), the queue's claim (sqlstore/claim.go), and
+// the audit event every publish appends (sqlstore/audit.go).
 func hotWrites() []string {
 	canvases, _ := sqlstore.HotCanvasQueries()
 	claims, _ := sqlstore.SQLite.ClaimQueries()
-	return append(append(canvases, claims...),
+	return append(append(append(canvases, claims...), sqlstore.HotAuditQueries()...),
 		`SAVEPOINT write`,
 		`RELEASE write`,
 		sqlstore.QInsertRun,

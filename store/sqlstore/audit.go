@@ -24,11 +24,20 @@ import (
 // events' resourceType) and how its state is read in a transaction.
 type resource struct {
 	name string
-	// state reads the resource's state, as events show it, and the project
-	// it belongs to (nil for none); a state of nil is no resource (not yet
-	// created, or deleted).
-	state func(ctx context.Context, s *Store, tx *Tx, workspaceID, id string) (any, *string, error)
+	// state reads the resource's state, as events show it, and who owns
+	// it; a state of nil is no resource (not yet created, or deleted).
+	state func(ctx context.Context, s *Store, tx *Tx, workspaceID, id string) (any, owner, error)
 }
+
+// owner says which project a resource's events belong to: project, or
+// the project of the canvas canvasID (read once per event), or none.
+type owner struct {
+	project  *string
+	canvasID string
+}
+
+// ofCanvas is the owner of a resource of a canvas.
+func ofCanvas(canvasID string) owner { return owner{canvasID: canvasID} }
 
 // change is one audited change: the action (resource.verb) of an actor
 // (the context's principal) on a resource of a workspace. id points at the
@@ -38,6 +47,11 @@ type change struct {
 	kind        resource
 	workspaceID string
 	id          *string
+	// known, when set, returns the states before and after the change and
+	// their owner as the write itself read and made them in the
+	// transaction (nil: none), once it is done: the change costs no read
+	// of its own.
+	known func() (before, after any, own owner)
 }
 
 // changeOf returns the change of action on the resource of kind whose id
@@ -67,25 +81,59 @@ func (s *Store) writeChange(ctx context.Context, g Group, c *change, fn func(ctx
 // audited runs fn, which makes change c in tx, and appends c's event: the
 // resource's state before fn and after it.
 func (s *Store) audited(ctx context.Context, tx *Tx, c change, fn func() error) error {
+	if c.known != nil {
+		if err := fn(); err != nil {
+			return err
+		}
+		before, after, own := c.known()
+		return appendEvent(ctx, tx, c, own.project, before, after)
+	}
 	var before any
-	var project *string
+	var own owner
 	if *c.id != "" {
 		var err error
-		if before, project, err = c.kind.state(ctx, s, tx, c.workspaceID, *c.id); err != nil {
+		if before, own, err = c.kind.state(ctx, s, tx, c.workspaceID, *c.id); err != nil {
 			return err
 		}
 	}
 	if err := fn(); err != nil {
 		return err
 	}
-	after, afterProject, err := c.kind.state(ctx, s, tx, c.workspaceID, *c.id)
+	after, afterOwn, err := c.kind.state(ctx, s, tx, c.workspaceID, *c.id)
 	if err != nil {
 		return err
 	}
-	if afterProject != nil {
-		project = afterProject
+	if after != nil {
+		own = afterOwn
+	}
+	project := own.project
+	if own.canvasID != "" {
+		err := tx.QueryRow(ctx, qCanvasProject, own.canvasID).Scan(&project)
+		if err != nil && !errors.Is(err, ErrNoRows) {
+			return err
+		}
 	}
 	return appendEvent(ctx, tx, c, project, before, after)
+}
+
+// The statements of every audited change (hot on SQLite: HotAuditQueries).
+const (
+	// qCanvasProject reads the project of a canvas, deleted or not: its
+	// project still says whose the change was.
+	qCanvasProject = `SELECT project_id FROM canvases WHERE id = ?`
+	qAuditHead     = `SELECT seq, hash FROM audit_events WHERE workspace_id = ? ORDER BY seq DESC LIMIT 1`
+	qInsertEvent   = `INSERT INTO audit_events (workspace_id, seq, id, time, project_id, actor_type, actor_id,
+		action, resource_type, resource_id, before, after, request_id, remote_addr, prev_hash, hash)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	// qEnvByID reads an environment by id, as an environment's events
+	// show it.
+	qEnvByID = `SELECT ` + envCols + envFrom + ` AND e.id = ?`
+)
+
+// HotAuditQueries are the statements every audited publish runs, which
+// the SQLite driver prepares once.
+func HotAuditQueries() []string {
+	return []string{qCanvasProject, qAuditHead, qInsertEvent, qEnvByID}
 }
 
 // appendEvent appends the event of change c, with the resource's state
@@ -106,16 +154,13 @@ func appendEvent(ctx context.Context, tx *Tx, c change, project *string, before,
 	if err := tx.Lock(ctx, "audit/"+c.workspaceID); err != nil {
 		return err
 	}
-	err = tx.QueryRow(ctx, `SELECT seq, hash FROM audit_events WHERE workspace_id = ? ORDER BY seq DESC LIMIT 1`,
-		c.workspaceID).Scan(&e.Seq, &e.PrevHash)
+	err = tx.QueryRow(ctx, qAuditHead, c.workspaceID).Scan(&e.Seq, &e.PrevHash)
 	if err != nil && !errors.Is(err, ErrNoRows) {
 		return err
 	}
 	e.Seq++
 	e.Hash = e.ComputeHash()
-	_, err = tx.Exec(ctx, `INSERT INTO audit_events (workspace_id, seq, id, time, project_id, actor_type, actor_id,
-		action, resource_type, resource_id, before, after, request_id, remote_addr, prev_hash, hash)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = tx.Exec(ctx, qInsertEvent,
 		e.WorkspaceID, e.Seq, e.ID, e.Time, nullString(e.ProjectID), e.Actor.Type, e.Actor.ID, e.Action,
 		e.ResourceType, e.ResourceID, nullRaw(e.Before), nullRaw(e.After), e.RequestID, e.RemoteAddr, e.PrevHash, e.Hash)
 	return err
@@ -190,92 +235,92 @@ func (s *Store) PurgeAuditEvents(ctx context.Context, before time.Time, limit in
 
 // The resources of the audit log.
 var (
-	auditCanvas = resource{name: "prompt", state: func(ctx context.Context, s *Store, tx *Tx, ws, id string) (any, *string, error) {
+	auditCanvas = resource{name: "prompt", state: func(ctx context.Context, s *Store, tx *Tx, ws, id string) (any, owner, error) {
 		c, err := getCanvas(ctx, tx, ws, id, "")
 		if err != nil {
 			return gone(err)
 		}
-		return c, c.ProjectID, nil
+		return c, owner{project: c.ProjectID}, nil
 	}}
-	auditVersion = resource{name: "prompt-version", state: func(ctx context.Context, s *Store, tx *Tx, ws, id string) (any, *string, error) {
+	auditVersion = resource{name: "prompt-version", state: func(ctx context.Context, s *Store, tx *Tx, ws, id string) (any, owner, error) {
 		v, err := s.getVersion(ctx, tx, ws, id)
 		if err != nil {
 			return gone(err)
 		}
-		return withProject(ctx, tx, v, v.PromptID)
+		return v, ofCanvas(v.PromptID), nil
 	}}
-	auditMessage = resource{name: "prompt-version-message", state: func(ctx context.Context, s *Store, tx *Tx, ws, id string) (any, *string, error) {
+	auditMessage = resource{name: "prompt-version-message", state: func(ctx context.Context, s *Store, tx *Tx, ws, id string) (any, owner, error) {
 		m, err := getMessage(ctx, tx, ws, id)
 		if err != nil {
 			return gone(err)
 		}
 		var canvasID string
 		if err := tx.QueryRow(ctx, `SELECT canvas_id FROM versions WHERE id = ?`, m.PromptVersionID).Scan(&canvasID); err != nil {
-			return nil, nil, err
+			return nil, owner{}, err
 		}
-		return withProject(ctx, tx, m, canvasID)
+		return m, ofCanvas(canvasID), nil
 	}}
-	auditEnvironment = resource{name: "environment", state: func(ctx context.Context, s *Store, tx *Tx, ws, id string) (any, *string, error) {
-		e, err := scanEnvironment(tx.QueryRow(ctx, `SELECT `+envCols+envFrom+` AND e.id = ?`, ws, id))
+	auditEnvironment = resource{name: "environment", state: func(ctx context.Context, s *Store, tx *Tx, ws, id string) (any, owner, error) {
+		e, err := scanEnvironment(tx.QueryRow(ctx, qEnvByID, ws, id))
 		if err != nil {
 			return gone(err)
 		}
-		return withProject(ctx, tx, envState{e, e.ActivePublicationID, e.Split}, e.ResourceID)
+		return envStateOf(e), owner{project: e.ProjectID}, nil
 	}}
-	auditRequest = resource{name: "publication-request", state: func(ctx context.Context, s *Store, tx *Tx, ws, id string) (any, *string, error) {
+	auditRequest = resource{name: "publication-request", state: func(ctx context.Context, s *Store, tx *Tx, ws, id string) (any, owner, error) {
 		r, err := s.getRequest(ctx, tx, ws, id)
 		if err != nil {
 			return gone(err)
 		}
-		return withProject(ctx, tx, r, r.ResourceID)
+		return r, ofCanvas(r.ResourceID), nil
 	}}
-	auditCredential = resource{name: "credential", state: func(ctx context.Context, s *Store, tx *Tx, ws, id string) (any, *string, error) {
+	auditCredential = resource{name: "credential", state: func(ctx context.Context, s *Store, tx *Tx, ws, id string) (any, owner, error) {
 		r, err := getCredential(ctx, tx, ws, id, "")
 		if err != nil {
 			return gone(err)
 		}
 		// The public half only: the sealed key never reaches the log.
-		return r.Credential, nil, nil
+		return r.Credential, owner{}, nil
 	}}
-	auditPrice = resource{name: "model-price", state: rowState("model price", scanPrice,
+	auditPrice = resource{name: "model-price", state: rowState(scanPrice,
 		`SELECT `+priceCols+` FROM model_prices WHERE workspace_id = ? AND name = ?`)}
-	auditApplication = resource{name: "application", state: func(ctx context.Context, _ *Store, tx *Tx, ws, id string) (any, *string, error) {
+	auditApplication = resource{name: "application", state: func(ctx context.Context, _ *Store, tx *Tx, ws, id string) (any, owner, error) {
 		a, err := getApplication(ctx, tx, ws, id, "")
 		if err != nil {
 			return gone(err)
 		}
-		return a, nil, nil
+		return a, owner{}, nil
 	}}
-	auditTestCase = resource{name: "test-case", state: func(ctx context.Context, s *Store, tx *Tx, ws, id string) (any, *string, error) {
+	auditTestCase = resource{name: "test-case", state: func(ctx context.Context, s *Store, tx *Tx, ws, id string) (any, owner, error) {
 		tc, err := s.getTestCase(ctx, tx, ws, id)
 		if err != nil {
 			return gone(err)
 		}
-		return withProject(ctx, tx, tc, tc.PromptID)
+		return tc, ofCanvas(tc.PromptID), nil
 	}}
-	auditTag = resource{name: "test-case-tag", state: func(ctx context.Context, _ *Store, tx *Tx, ws, id string) (any, *string, error) {
+	auditTag = resource{name: "test-case-tag", state: func(ctx context.Context, _ *Store, tx *Tx, ws, id string) (any, owner, error) {
 		t, err := getTag(ctx, tx, ws, id)
 		if err != nil {
 			return gone(err)
 		}
-		return withProject(ctx, tx, t, t.PromptID)
+		return t, ofCanvas(t.PromptID), nil
 	}}
-	auditExperiment = resource{name: "experiment", state: canvasRowState("experiment", scanExperiment, qGetExperiment,
+	auditExperiment = resource{name: "experiment", state: canvasRowState(scanExperiment, qGetExperiment,
 		func(e *experiment.Experiment) string { return e.PromptID })}
-	auditEvaluator = resource{name: "evaluator", state: canvasRowState("evaluator", scanEvaluator,
+	auditEvaluator = resource{name: "evaluator", state: canvasRowState(scanEvaluator,
 		`SELECT `+evaluatorCols+` FROM evaluators WHERE workspace_id = ? AND id = ?`,
 		func(e *experiment.SavedEvaluator) string { return e.PromptID })}
-	auditResult = resource{name: "experiment-result", state: rowState("experiment result", scanResult,
+	auditResult = resource{name: "experiment-result", state: rowState(scanResult,
 		// The output is left out (NULL): an annotation does not change it.
 		`SELECT `+resultCols+`, NULL FROM experiment_results WHERE workspace_id = ? AND id = ?`)}
-	auditReviewItem = resource{name: "review-item", state: canvasRowState("review item", scanReviewItem,
+	auditReviewItem = resource{name: "review-item", state: canvasRowState(scanReviewItem,
 		`SELECT `+reviewCols+` FROM review_items i WHERE i.workspace_id = ? AND i.id = ?`,
 		func(it *review.Item) string { return it.PromptID })}
-	auditFile = resource{name: "file", state: rowState("file", scanFile,
+	auditFile = resource{name: "file", state: rowState(scanFile,
 		`SELECT `+fileCols+` FROM files WHERE workspace_id = ? AND id = ?`)}
-	auditProject = resource{name: "project", state: rowState("project", scanProject,
+	auditProject = resource{name: "project", state: rowState(scanProject,
 		`SELECT `+projectCols+` FROM projects WHERE workspace_id = ? AND id = ?`)}
-	auditAPIKey = resource{name: "api-key", state: rowState("API key", scanAPIKey,
+	auditAPIKey = resource{name: "api-key", state: rowState(scanAPIKey,
 		`SELECT `+apiKeyCols+` FROM api_keys WHERE workspace_id = ? AND id = ?`)}
 )
 
@@ -283,7 +328,7 @@ var (
 // cases, whose state maps each test case to its tags: what a bulk tagging
 // changes. Its id is empty.
 func assignmentsOf(testCaseIDs []string) resource {
-	return resource{name: "test-case-tags", state: func(ctx context.Context, s *Store, tx *Tx, ws, _ string) (any, *string, error) {
+	return resource{name: "test-case-tags", state: func(ctx context.Context, s *Store, tx *Tx, ws, _ string) (any, owner, error) {
 		rows, err := tx.Query(ctx, `SELECT a.test_case_id, a.tag_id FROM test_case_tag_assignments a
 			JOIN test_cases tc ON tc.id = a.test_case_id
 			WHERE tc.workspace_id = ? AND `+s.d.InIDs("a.test_case_id")+` ORDER BY a.test_case_id, a.tag_id`,
@@ -293,7 +338,7 @@ func assignmentsOf(testCaseIDs []string) resource {
 			return p, r.Scan(&p[0], &p[1])
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, owner{}, err
 		}
 		state := make(map[string][]string, len(testCaseIDs))
 		for _, id := range testCaseIDs {
@@ -302,7 +347,7 @@ func assignmentsOf(testCaseIDs []string) resource {
 		for _, p := range pairs {
 			state[p[0]] = append(state[p[0]], p[1])
 		}
-		return state, nil, nil
+		return state, owner{}, nil
 	}}
 }
 
@@ -314,50 +359,55 @@ type envState struct {
 	Split               []env.SplitEntry `json:"split"`
 }
 
+// envStateOf returns e's state, nil for none.
+func envStateOf(e *env.Environment) any {
+	if e == nil {
+		return nil
+	}
+	return envState{e, e.ActivePublicationID, e.Split}
+}
+
+// publishSeen is what a publish saw of its environment: before it (nil
+// when the publish made production) and after it, serving pub.
+type publishSeen struct {
+	before, env *env.Environment
+	pub         *env.Publication
+}
+
+// states returns the environment's states before and after the publish,
+// and its owner, for its audit event.
+func (p *publishSeen) states() (before, after any, own owner) {
+	e := *p.env
+	e.ActiveVersionID, e.ActivePublicationID, e.Split = &p.pub.VersionID, p.pub.PublicationID, p.pub.Split
+	return envStateOf(p.before), envStateOf(&e), owner{project: p.env.ProjectID}
+}
+
 // rowState returns the state function of a resource read by q, whose
 // parameters are the workspace and the id, and scanned by scan; it
 // belongs to no project.
-func rowState[T any](what string, scan func(Row) (T, error), q string) func(ctx context.Context, s *Store, tx *Tx, ws, id string) (any, *string, error) {
-	return func(ctx context.Context, _ *Store, tx *Tx, ws, id string) (any, *string, error) {
-		v, err := scan(tx.QueryRow(ctx, q, ws, id))
-		if errors.Is(err, ErrNoRows) {
-			return nil, nil, nil
-		} else if err != nil {
-			return nil, nil, err
-		}
-		return v, nil, nil
-	}
+func rowState[T any](scan func(Row) (T, error), q string) func(ctx context.Context, s *Store, tx *Tx, ws, id string) (any, owner, error) {
+	return canvasRowState(scan, q, nil)
 }
 
 // canvasRowState is rowState for a resource of a canvas, whose id
-// canvasOf reads: the canvas's project is the event's.
-func canvasRowState[T any](what string, scan func(Row) (T, error), q string, canvasOf func(T) string) func(ctx context.Context, s *Store, tx *Tx, ws, id string) (any, *string, error) {
-	return func(ctx context.Context, _ *Store, tx *Tx, ws, id string) (any, *string, error) {
+// canvasOf reads (nil: of none).
+func canvasRowState[T any](scan func(Row) (T, error), q string, canvasOf func(T) string) func(ctx context.Context, s *Store, tx *Tx, ws, id string) (any, owner, error) {
+	return func(ctx context.Context, _ *Store, tx *Tx, ws, id string) (any, owner, error) {
 		v, err := scan(tx.QueryRow(ctx, q, ws, id))
-		if errors.Is(err, ErrNoRows) {
-			return nil, nil, nil
-		} else if err != nil {
-			return nil, nil, err
+		if err != nil {
+			return gone(err)
 		}
-		return withProject(ctx, tx, v, canvasOf(v))
+		if canvasOf == nil {
+			return v, owner{}, nil
+		}
+		return v, ofCanvas(canvasOf(v)), nil
 	}
 }
 
 // gone turns NOT_FOUND, and no row, into no state.
-func gone(err error) (any, *string, error) {
+func gone(err error) (any, owner, error) {
 	if errors.Is(err, ErrNoRows) || canvas.ErrorCode(err) == canvas.ENOTFOUND {
-		return nil, nil, nil
+		return nil, owner{}, nil
 	}
-	return nil, nil, err
-}
-
-// withProject returns state with the project of the canvas canvasID (which
-// may be deleted: its project still says whose the change was).
-func withProject(ctx context.Context, tx *Tx, state any, canvasID string) (any, *string, error) {
-	var project *string
-	err := tx.QueryRow(ctx, `SELECT project_id FROM canvases WHERE id = ?`, canvasID).Scan(&project)
-	if err != nil && !errors.Is(err, ErrNoRows) {
-		return nil, nil, err
-	}
-	return state, project, nil
+	return nil, owner{}, err
 }

@@ -14,7 +14,7 @@ import (
 // environments e joined with canvases c and their active publication ap
 // (envFrom).
 const envCols = `e.id, e.name, e.is_system, e.canvas_id, c.workspace_id, e.created_by, e.created_at,
-	ap.version_id, ap.id, ap.split, e.protected, e.required_approvals, e.required_experiment`
+	ap.version_id, ap.id, ap.split, e.protected, e.required_approvals, e.required_experiment, c.project_id`
 
 // liveEnv joins environments e to a live canvas c of the workspace bound to
 // the first parameter.
@@ -35,7 +35,7 @@ func scanEnvironment(r Row) (*env.Environment, error) {
 	var pubID *string
 	err := r.Scan(&e.ID, &e.Name, &e.IsSystem, &e.ResourceID, &e.WorkspaceID, &e.CreatedBy,
 		&e.CreatedAt, &e.ActiveVersionID, &pubID, jsonCol{&e.Split}, &e.Protected, &e.RequiredApprovals,
-		jsonCol{&e.RequiredExperiment})
+		jsonCol{&e.RequiredExperiment}, &e.ProjectID)
 	if pubID != nil {
 		e.ActivePublicationID = *pubID
 	}

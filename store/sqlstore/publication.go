@@ -103,19 +103,19 @@ func (s *Store) Publish(ctx context.Context, p env.PublishParams) (*env.Publicat
 	var pub *env.Publication
 	var created bool
 	err := s.write(ctx, Publishes, func(ctx context.Context, tx *Tx) error {
-		// The audit event is the environment's, before and after: its id
-		// is known before when it exists (production is made on demand).
+		// The audit event is the environment's, before and after, as the
+		// publish saw it: before as it found the environment, before it
+		// takes the environment's lock; after serving what the lock let it
+		// publish (or found active).
 		var envID string
-		if e, err := findEnv(ctx, tx, p.WorkspaceID, p.CanvasID, p.EnvName); err != nil {
-			return err
-		} else if e != nil {
-			envID = e.ID
-		}
-		return s.audited(ctx, tx, changeOf("environment.publish", auditEnvironment, p.WorkspaceID, &envID), func() error {
+		var seen publishSeen
+		c := changeOf("environment.publish", auditEnvironment, p.WorkspaceID, &envID)
+		c.known = seen.states
+		return s.audited(ctx, tx, c, func() error {
 			var err error
-			pub, created, err = s.publishTx(ctx, tx, p, false)
+			pub, created, err = s.publishTxSeen(ctx, tx, p, false, &seen)
 			if err == nil {
-				envID = pub.EnvironmentID
+				envID, seen.pub = pub.EnvironmentID, pub
 			}
 			return err
 		})
@@ -143,6 +143,12 @@ func (s *Store) Publish(ctx context.Context, p env.PublishParams) (*env.Publicat
 // the version and split are already active nothing changes and created is
 // false.
 func (s *Store) publishTx(ctx context.Context, tx *Tx, p env.PublishParams, approved bool) (*env.Publication, bool, error) {
+	return s.publishTxSeen(ctx, tx, p, approved, &publishSeen{})
+}
+
+// publishTxSeen is publishTx that tells seen what it saw of the
+// environment.
+func (s *Store) publishTxSeen(ctx context.Context, tx *Tx, p env.PublishParams, approved bool, seen *publishSeen) (*env.Publication, bool, error) {
 	var splitText any
 	splitKey := ""
 	if p.Split != nil {
@@ -153,10 +159,15 @@ func (s *Store) publishTx(ctx context.Context, tx *Tx, p env.PublishParams, appr
 		splitKey = string(b)
 		splitText = splitKey
 	}
-	e, err := ensureEnv(ctx, tx, p.WorkspaceID, p.CanvasID, p.EnvName)
+	e, err := findEnv(ctx, tx, p.WorkspaceID, p.CanvasID, p.EnvName)
+	seen.before = e
+	if err == nil && e == nil {
+		e, err = ensureEnv(ctx, tx, p.WorkspaceID, p.CanvasID, p.EnvName)
+	}
 	if err != nil {
 		return nil, false, err
 	}
+	seen.env = e
 	// The new publication is built from what the transaction reads and
 	// writes: reading it back would cost the publish a joined query more.
 	pub := &env.Publication{EnvironmentID: e.ID, EnvironmentName: e.Name, EnvironmentIsSystem: e.IsSystem,
