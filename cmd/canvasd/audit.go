@@ -48,7 +48,7 @@ func auditVerify(ctx context.Context, args []string, getenv func(string) string,
 	fs := newFlagSet("canvasd audit verify", stderr)
 	cfg.dataFlag(fs, getenv)
 	fs.StringVar(&workspace, "workspace", "", "`id` (or name) of the one workspace to verify; default every workspace")
-	fs.Var(&expect, "expect-head", "`WORKSPACE_ID=HASH`: a head an earlier verify printed, kept elsewhere; "+
+	fs.Var(&expect, "expect-head", "a head an earlier verify printed and kept elsewhere, as `WORKSPACE_ID=HASH`: "+
 		"fail unless that workspace's events still hold it (repeatable)")
 	if err := noPositional(fs, args, stderr); err != nil {
 		return err
@@ -108,7 +108,8 @@ func auditVerify(ctx context.Context, args []string, getenv func(string) string,
 		spans[c.workspaceID] = c
 		fmt.Fprintf(stdout, "workspace %s: %d events checked, seq %d to %d", c.workspaceID, c.events, c.first, c.last)
 		if c.first > 1 {
-			fmt.Fprintf(stdout, " (events 1 to %d are gone, purged by retention: verifying starts at %d)", c.first-1, c.first)
+			fmt.Fprintf(stdout, " (events 1 to %d are gone, purged by retention or deleted: verifying starts at %d)",
+				c.first-1, c.first)
 		}
 		if broken[c.workspaceID] {
 			fmt.Fprint(stdout, "; BROKEN\n")
@@ -129,17 +130,16 @@ func auditVerify(ctx context.Context, args []string, getenv func(string) string,
 			fmt.Fprintf(stdout, "workspace %s: the expected head is event %d\n", ws, seq)
 			continue
 		}
-		where := "it has no events"
+		where := "the workspace has no events"
 		if c := spans[ws]; c != nil {
-			where = fmt.Sprintf("not among its events %d to %d", c.first, c.last)
+			where = fmt.Sprintf("it is not among events %d to %d (the chain's tail was rewritten or removed)", c.first, c.last)
 		}
-		problems = append(problems, fmt.Sprintf("workspace %s: the expected head %s is missing: %s (its tail was rewritten or removed)",
-			ws, heads[ws], where))
+		problems = append(problems, fmt.Sprintf("workspace %s: the expected head %s is missing: %s", ws, heads[ws], where))
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("the audit log does not verify:\n  %s", strings.Join(problems, "\n  "))
 	}
-	fmt.Fprintf(stdout, "verified %d events in %d chains: every chain is whole\n", v.Events, v.Workspaces)
+	fmt.Fprintf(stdout, "verified %s in %s: every chain is whole\n", plural(v.Events, "event"), plural(v.Workspaces, "chain"))
 	return nil
 }
 
