@@ -381,3 +381,14 @@ func TestAudit_Usage(t *testing.T) {
 	_, _, err = runCmd("audit", "verify", "--data", dir, "--expect-head", "other="+strings.Repeat("a", 64))
 	assert.ErrorContains(t, err, "workspace other: the expected head "+strings.Repeat("a", 64)+" is missing: the workspace has no events")
 }
+
+func TestAudit_RetentionReachesTheEngine(t *testing.T) {
+	t.Parallel()
+	for raw, want := range map[string]time.Duration{"": 0, "30d": 30 * 24 * time.Hour, "12h": 12 * time.Hour} {
+		c, err := parseServe(map[string]string{"CANVAS_AUDIT_RETENTION": raw})
+		require.NoError(t, err)
+		opts, err := engineOptions(c, nil)
+		require.NoError(t, err)
+		assert.Equal(t, want, opts.Limits.Retention.AuditEvents, "CANVAS_AUDIT_RETENTION=%q", raw)
+	}
+}
