@@ -106,7 +106,7 @@ func auditVerify(ctx context.Context, args []string, getenv func(string) string,
 	spans := map[string]*auditChain{}
 	for _, c := range chains {
 		spans[c.workspaceID] = c
-		fmt.Fprintf(stdout, "workspace %s: %d events checked, seq %d to %d", c.workspaceID, c.events, c.first, c.last)
+		fmt.Fprintf(stdout, "workspace %s: %s checked, seq %d to %d", c.workspaceID, plural(c.events, "event"), c.first, c.last)
 		if c.first > 1 {
 			fmt.Fprintf(stdout, " (events 1 to %d are gone, purged by retention or deleted: verifying starts at %d)",
 				c.first-1, c.first)
@@ -132,7 +132,11 @@ func auditVerify(ctx context.Context, args []string, getenv func(string) string,
 		}
 		where := "the workspace has no events"
 		if c := spans[ws]; c != nil {
-			where = fmt.Sprintf("it is not among events %d to %d (the chain's tail was rewritten or removed)", c.first, c.last)
+			why := "the chain's tail was rewritten or removed"
+			if c.first > 1 {
+				why += ", or retention purged that event"
+			}
+			where = fmt.Sprintf("it is not among events %d to %d (%s)", c.first, c.last, why)
 		}
 		problems = append(problems, fmt.Sprintf("workspace %s: the expected head %s is missing: %s", ws, heads[ws], where))
 	}

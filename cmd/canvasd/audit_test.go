@@ -141,7 +141,7 @@ func runAudit(d *auditDB, args ...string) (stdout, stderr string, err error) {
 	return runCmd(append(append([]string{"audit"}, args...), d.args...)...)
 }
 
-var headLine = regexp.MustCompile(`(?m)^workspace (\S+): (\d+) events checked, seq (\d+) to (\d+).*; head (\d+) ([0-9a-f]{64})$`)
+var headLine = regexp.MustCompile(`(?m)^workspace (\S+): (\d+) events? checked, seq (\d+) to (\d+).*; head (\d+) ([0-9a-f]{64})$`)
 
 // heads returns the heads verify printed, by workspace id.
 func heads(t *testing.T, stdout string) map[string]string {
