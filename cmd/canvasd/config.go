@@ -89,6 +89,10 @@ type retentionConfig struct {
 	// are kept (--workflow-run-retention, CANVAS_WORKFLOW_RUN_RETENTION,
 	// default 30d).
 	WorkflowRunRetention time.Duration
+	// AuditRetention is how long an audit event is kept
+	// (--audit-retention, CANVAS_AUDIT_RETENTION, default 0: forever);
+	// the purge keeps each workspace's chain an unbroken tail.
+	AuditRetention time.Duration
 	// PurgeInterval is the time between two purges (--purge-interval,
 	// CANVAS_PURGE_INTERVAL, default 1h).
 	PurgeInterval time.Duration
@@ -111,6 +115,8 @@ func (c *retentionConfig) retentionFlags(fs *flag.FlagSet, env func(string) stri
 			defaultRunRetention, false, &c.RunRetention},
 		{"workflow-run-retention", "CANVAS_WORKFLOW_RUN_RETENTION", "how long an ended workflow run is kept",
 			defaultWorkflowRunRetention, false, &c.WorkflowRunRetention},
+		{"audit-retention", "CANVAS_AUDIT_RETENTION", "how long an audit event is kept",
+			0, false, &c.AuditRetention},
 		{"purge-interval", "CANVAS_PURGE_INTERVAL", "time between two purges of ended records",
 			retention.DefaultInterval, true, &c.PurgeInterval},
 	} {

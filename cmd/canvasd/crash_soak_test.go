@@ -46,11 +46,16 @@ type crashClient struct {
 // the status, the headers and the decoded answer; err is set when no
 // answer came.
 func (c *crashClient) post(path string, body any, idemKey string) (int, http.Header, map[string]any, error) {
+	return c.send(http.MethodPost, path, body, idemKey)
+}
+
+// send is post with any method.
+func (c *crashClient) send(method, path string, body any, idemKey string) (int, http.Header, map[string]any, error) {
 	raw, err := json.Marshal(body)
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	req, err := http.NewRequest(http.MethodPost, c.url+path, bytes.NewReader(raw))
+	req, err := http.NewRequest(method, c.url+path, bytes.NewReader(raw))
 	if err != nil {
 		return 0, nil, nil, err
 	}

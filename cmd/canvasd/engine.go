@@ -27,7 +27,8 @@ func engineOptions(cfg config, logger *slog.Logger) (engine.Options, error) {
 			MaxConsecutiveDeliveryFailures: cfg.MaxConsecutiveFailures,
 			SecretOverlap:                  cfg.SecretOverlap,
 			Retention: engine.Retention{Jobs: cfg.JobRetention, Deliveries: cfg.DeliveryRetention,
-				Runs: cfg.RunRetention, WorkflowRuns: cfg.WorkflowRunRetention, Interval: cfg.PurgeInterval},
+				Runs: cfg.RunRetention, WorkflowRuns: cfg.WorkflowRunRetention, AuditEvents: cfg.AuditRetention,
+				Interval: cfg.PurgeInterval},
 		},
 	}, nil
 }

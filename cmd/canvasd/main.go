@@ -13,6 +13,8 @@
 //	canvasd eval --url URL --key KEY --canvas ID --candidate VERSION|ENV [--baseline VERSION|ENV] --evaluator SPEC... [--min-pass-rate R] [--max-regressions N] [--junit FILE] [--summary FILE]
 //	canvasd secrets create-key --out FILE
 //	canvasd secrets rotate-key [--secrets-key-file FILE] [--data DIR] [--database URL]
+//	canvasd audit verify [--workspace ID] [--expect-head WORKSPACE_ID=HASH]... [--data DIR] [--database URL]
+//	canvasd audit export [--workspace ID] [--since RFC3339] [--out FILE] [--data DIR] [--database URL]
 //	canvasd migrate-store --from sqlite:DIR --to postgres://... [--blobs URL]
 //	canvasd healthcheck [--addr ADDR]
 //	canvasd version

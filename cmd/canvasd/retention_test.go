@@ -23,17 +23,19 @@ func TestRetentionConfig_Flags(t *testing.T) {
 	})
 	t.Run("Env", func(t *testing.T) {
 		c, err := parse(map[string]string{"CANVAS_JOB_RETENTION": "36h", "CANVAS_DELIVERY_RETENTION": "0",
-			"CANVAS_RUN_RETENTION": "90d", "CANVAS_WORKFLOW_RUN_RETENTION": "1d", "CANVAS_PURGE_INTERVAL": "10m"})
+			"CANVAS_RUN_RETENTION": "90d", "CANVAS_WORKFLOW_RUN_RETENTION": "1d", "CANVAS_AUDIT_RETENTION": "365d",
+			"CANVAS_PURGE_INTERVAL": "10m"})
 		require.NoError(t, err)
 		assert.Equal(t, retentionConfig{JobRetention: 36 * time.Hour, RunRetention: 90 * day,
-			WorkflowRunRetention: day, PurgeInterval: 10 * time.Minute}, c.retentionConfig)
+			WorkflowRunRetention: day, AuditRetention: 365 * day, PurgeInterval: 10 * time.Minute}, c.retentionConfig)
 	})
 	t.Run("FlagBeatsEnv", func(t *testing.T) {
 		c, err := parse(map[string]string{"CANVAS_JOB_RETENTION": "36h"}, "--job-retention", "2d",
-			"--run-retention=12h")
+			"--run-retention=12h", "--audit-retention", "90d")
 		require.NoError(t, err)
 		assert.Equal(t, 2*day, c.JobRetention)
 		assert.Equal(t, 12*time.Hour, c.RunRetention)
+		assert.Equal(t, 90*day, c.AuditRetention)
 	})
 	t.Run("Invalid", func(t *testing.T) {
 		for name, vars := range map[string]map[string]string{
@@ -41,6 +43,7 @@ func TestRetentionConfig_Flags(t *testing.T) {
 			"Negative":     {"CANVAS_DELIVERY_RETENTION": "-1h"},
 			"NegativeDays": {"CANVAS_RUN_RETENTION": "-3d"},
 			"FractionDays": {"CANVAS_WORKFLOW_RUN_RETENTION": "1.5d"},
+			"AuditWord":    {"CANVAS_AUDIT_RETENTION": "a year"},
 			"ZeroInterval": {"CANVAS_PURGE_INTERVAL": "0"},
 		} {
 			_, err := parse(vars)
