@@ -21,6 +21,7 @@ import { credentialsView } from "./credentials.js";
 import { modelsView } from "./models.js";
 import { reviewView } from "./review.js";
 import { experimentsView, experimentView } from "./experiments.js";
+import { requestsView, requestView } from "./requests.js";
 
 // routes map a hash path to a view; a view is an async function that
 // returns the node to show.
@@ -50,6 +51,8 @@ const routes = [
   [/^\/projects$/, () => projectsView()],
   [/^\/credentials$/, () => credentialsView()],
   [/^\/models$/, () => modelsView()],
+  [/^\/requests$/, () => requestsView()],
+  [/^\/requests\/([^/]+)$/, (m) => requestView(decodeURIComponent(m[1]))],
 ];
 
 // lastPageKey is where the path of the last page shown is kept (in
