@@ -117,6 +117,9 @@ async function render() {
     return; // a later navigation won
   }
   view.replaceChildren(node);
+  // data-path names the page shown, so that a page can be told from the
+  // one it replaced.
+  view.dataset.path = path;
   view.removeAttribute("aria-busy");
   markCurrent(path);
   // The page's heading takes the focus, so that a keyboard or screen

@@ -275,7 +275,8 @@ function policyForm(e, tags, reload) {
   on.addEventListener("change", sync);
   gate.addEventListener("change", sync);
   sync();
-  const form = h("form", { className: "fields", "data-testid": `${p}-form` },
+  // The form checks its fields itself, so that the reason shows in words.
+  const form = h("form", { className: "fields", novalidate: true, "data-testid": `${p}-form` },
     h("label", { for: `${p}-protected` }, "Protected"), on,
     h("label", { for: `${p}-approvals` }, "Approvals (1 to 5)"), count,
     h("label", { for: `${p}-gate` }, "Require an experiment"), gate,
