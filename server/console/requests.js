@@ -65,8 +65,8 @@ export async function pendingRequestsOf(canvasId) {
   return (page && page.data) || [];
 }
 
-// requestsView is the Requests page: the publication requests, pending
-// ones first shown, a page at a time.
+// requestsView is the Requests page: the publication requests, the
+// pending ones unless the filter says otherwise, a page at a time.
 export async function requestsView() {
   const list = await filteredPages("requests", statuses, requestsPage, "pending");
   return h("section", { "aria-labelledby": "requests-title", "data-testid": "requests" },
