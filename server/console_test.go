@@ -579,9 +579,10 @@ func TestConsole_WorkflowRuns(t *testing.T) {
 	assert.Empty(t, b.Errors(), "the page logs no errors")
 }
 
-// TestConsole_ProtectedEnvironment: promoting to a protected production in
-// the console shows why it is refused, and asks for a publication request
-// instead.
+// TestConsole_ProtectedEnvironment: promoting to a production protected
+// after the page was shown is refused with the reason, and the page offers
+// a publication request instead; once reloaded, the environment shows its
+// protection, takes requests, and lists the pending one.
 func TestConsole_ProtectedEnvironment(t *testing.T) {
 	execPath := findChromium(t)
 	e := newTestEnv(t)
@@ -590,7 +591,6 @@ func TestConsole_ProtectedEnvironment(t *testing.T) {
 	r := e.Do(http.MethodGet, "/environment?resourceType=prompt&resourceId="+ec.Canvas.ID, e.Viewer, nil)
 	var envs []map[string]any
 	r.JSON(t, &envs)
-	protect(t, e, envs[0]["id"].(string), map[string]any{"protected": true, "requiredApprovals": 2})
 
 	b := newBrowser(t, execPath)
 	b.Do(t,
@@ -600,9 +600,9 @@ func TestConsole_ProtectedEnvironment(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#sign-in-button`)),
 		chromedp.WaitVisible(chromedp.CSS(`#nav-canvases`)),
 		chromedp.Navigate(e.URL+"/console#/canvases/"+ec.Canvas.ID+"/environments"),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="env-production-protected"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="env-production-publish"]`)),
 	)
-	assert.Contains(t, browserRun(t, b, chromedp.Text(chromedp.CSS(`[data-testid="env-production-protected"]`))), "protected: 2 approvals")
+	protect(t, e, envs[0]["id"].(string), map[string]any{"protected": true, "requiredApprovals": 2})
 	b.Do(t,
 		chromedp.SetValue(chromedp.CSS(`[data-testid="env-production-version"]`), ec.Versions[1].ID),
 		chromedp.Click(chromedp.CSS(`[data-testid="env-production-publish"]`)),
@@ -616,6 +616,10 @@ func TestConsole_ProtectedEnvironment(t *testing.T) {
 	)
 	assert.Contains(t, browserRun(t, b, chromedp.Text(chromedp.CSS(`[data-testid="environments-result"]`))),
 		"Requested the publication of v2 to production")
+	assert.Contains(t, browserRun(t, b, chromedp.Text(chromedp.CSS(`[data-testid="env-production-protected"]`))), "protected: 2 approvals")
+	assert.Contains(t, pageText(t, b, `[data-testid="env-production-requests"]`), "v2 requested by")
+	assert.Contains(t, pageText(t, b, `[data-testid="env-production-requests"]`), "0 of 2 approvals")
+	assert.Equal(t, "Request publication", pageText(t, b, `[data-testid="env-production-request"]`), "a protected environment takes requests")
 	list := e.Do(http.MethodGet, "/publication-requests?status=pending", e.Viewer, nil)
 	require.Equal(t, http.StatusOK, list.Status)
 	var page struct {

@@ -22,6 +22,7 @@ import { modelsView } from "./models.js";
 import { reviewView } from "./review.js";
 import { experimentsView, experimentView } from "./experiments.js";
 import { auditView } from "./audit.js";
+import { requestsView, requestView } from "./requests.js";
 
 // routes map a hash path to a view; a view is an async function that
 // returns the node to show.
@@ -52,6 +53,8 @@ const routes = [
   [/^\/credentials$/, () => credentialsView()],
   [/^\/models$/, () => modelsView()],
   [/^\/audit(?:\?(.*))?$/, (m) => auditView(m[1])],
+  [/^\/requests$/, () => requestsView()],
+  [/^\/requests\/([^/]+)$/, (m) => requestView(decodeURIComponent(m[1]))],
 ];
 
 // lastPageKey is where the path of the last page shown is kept (in
@@ -116,6 +119,9 @@ async function render() {
     return; // a later navigation won
   }
   view.replaceChildren(node);
+  // data-path names the page shown, so that a page can be told from the
+  // one it replaced.
+  view.dataset.path = path;
   view.removeAttribute("aria-busy");
   markCurrent(path);
   // The page's heading takes the focus, so that a keyboard or screen

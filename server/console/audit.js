@@ -191,6 +191,7 @@ function resourceHref(type, id, s) {
     case "project": return "#/projects";
     case "model-price": return "#/models";
     case "file": return "#/files";
+    case "publication-request": return `#/requests/${enc(id)}`;
     default: return null;
   }
 }

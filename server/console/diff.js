@@ -1,5 +1,7 @@
 // diff.js compares two versions side by side: their messages line by line,
-// their variables, and their configuration.
+// their variables, and their configuration. compareView diffs two versions
+// it reads; versionDiffView renders the server's diff of two versions
+// (GET /prompt-version/{id}/diff) with the same tables.
 
 import { request, query } from "./api.js";
 import { h } from "./dom.js";
@@ -101,8 +103,12 @@ export function sideBySide(script) {
   return rows;
 }
 
-// diffTable renders two texts' line diff as a two-sided table.
-function diffTable(testid, left, right) {
+// sides are the column labels of the two sides of a diff.
+const leftRight = ["Left", "Right"];
+
+// diffTable renders two texts' line diff as a two-sided table, whose sides
+// are labelled sides.
+function diffTable(testid, left, right, sides = leftRight) {
   const rows = sideBySide(lineDiff(splitLines(left), splitLines(right)));
   const changed = rows.filter((r) => r.kind !== "same").length;
   const cell = (side, cls) => [
@@ -112,8 +118,8 @@ function diffTable(testid, left, right) {
   return h("div", null,
     h("p", { className: "hint", "data-testid": `${testid}-summary` }, changed ? `${changed} changed line${changed === 1 ? "" : "s"}` : "No change."),
     h("table", { className: "diff", "data-testid": testid },
-      h("thead", null, h("tr", null, h("th", { scope: "col", className: "ln" }, "#"), h("th", { scope: "col" }, "Left"),
-        h("th", { scope: "col", className: "ln" }, "#"), h("th", { scope: "col" }, "Right"))),
+      h("thead", null, h("tr", null, h("th", { scope: "col", className: "ln" }, "#"), h("th", { scope: "col" }, sides[0]),
+        h("th", { scope: "col", className: "ln" }, "#"), h("th", { scope: "col" }, sides[1]))),
       h("tbody", null, rows.map((r) => h("tr", { className: `diff-${r.kind}`, "data-kind": r.kind },
         cell(r.left, r.kind === "same" ? "" : "removed"), cell(r.right, r.kind === "same" ? "" : "added"))))));
 }
@@ -188,17 +194,58 @@ function variablesDiff(av, bv) {
   if (!names.length) {
     return h("p", { className: "hint", "data-testid": "diff-variables-empty" }, "Neither version declares variables.");
   }
-  const show = (v) => (v ? `${v.type}${v.required ? ", required" : ""}${v.description ? ` — ${v.description}` : ""}` : "—");
   const same = (x, y) => stableJSON(x) === stableJSON(y);
-  return h("table", { className: "diff", "data-testid": "diff-variables" },
-    h("thead", null, h("tr", null, ["Variable", "Left", "Right", "Change"].map((l) => h("th", { scope: "col" }, l)))),
-    h("tbody", null, names.map((n) => {
-      const x = av.find((v) => v.name === n);
-      const y = bv.find((v) => v.name === n);
-      const kind = !x ? "add" : !y ? "del" : same(x, y) ? "same" : "change";
-      const word = { add: "added", del: "removed", same: "", change: "changed" }[kind];
-      return h("tr", { className: `diff-${kind}`, "data-kind": kind, "data-variable": n },
-        h("td", { className: "mono" }, n), h("td", { className: x && kind !== "same" ? "removed" : "" }, show(x)),
-        h("td", { className: y && kind !== "same" ? "added" : "" }, show(y)), h("td", null, word));
-    })));
+  return changesTable("diff-variables", "Variable", "data-variable", names.map((n) => {
+    const x = av.find((v) => v.name === n);
+    const y = bv.find((v) => v.name === n);
+    return { key: n, x, y, kind: !x ? "add" : !y ? "del" : same(x, y) ? "same" : "change" };
+  }), showVariable, leftRight);
+}
+
+// showVariable describes a variable's definition, or a dash.
+function showVariable(v) {
+  return v ? `${v.type}${v.required ? ", required" : ""}${v.description ? ` — ${v.description}` : ""}` : "—";
+}
+
+// changesTable lists rows {key, x, y, kind} (kind: add, del, change or
+// same) as the key (also in the row's attribute keyAttr), each side shown
+// by show, and the change in words.
+function changesTable(testid, keyLabel, keyAttr, rows, show, sides) {
+  const word = { add: "added", del: "removed", same: "", change: "changed" };
+  return h("table", { className: "diff", "data-testid": testid },
+    h("thead", null, h("tr", null, [keyLabel, ...sides, "Change"].map((l) => h("th", { scope: "col" }, l)))),
+    h("tbody", null, rows.map((r) => h("tr", { className: `diff-${r.kind}`, "data-kind": r.kind, [keyAttr]: r.key },
+      h("td", { className: "mono" }, r.key), h("td", { className: r.x !== undefined && r.kind !== "same" && r.kind !== "add" ? "removed" : "" }, show(r.x)),
+      h("td", { className: r.y !== undefined && r.kind !== "same" && r.kind !== "del" ? "added" : "" }, show(r.y)), h("td", null, word[r.kind])))));
+}
+
+// kinds maps the server's change words to the tables' row kinds.
+const kinds = { added: "add", removed: "del", changed: "change" };
+
+// versionDiffView renders a VersionDiff as the server answers it (what
+// changes from againstId to versionId: messages by position, variables by
+// name, configuration values by JSON pointer), with the sides labelled
+// sides ([before, after]).
+export function versionDiffView(d, sides) {
+  if (d.identical) {
+    return h("p", { className: "hint", "data-testid": "diff-identical" }, "No difference of messages, variables or configuration.");
+  }
+  const side = (v) => (v === null || v === undefined ? undefined : v);
+  return h("div", { "data-testid": "version-diff" },
+    h("h3", null, "Messages"),
+    d.messages.length ? d.messages.map((m) => {
+      const role = m.before && m.after && m.before.role !== m.after.role ? `${m.before.role} → ${m.after.role}` : (m.after || m.before).role;
+      return h("div", { className: "diff-block", "data-testid": `diff-message-${m.index}` },
+        h("h4", null, `Message #${m.index} (${role})`, m.change === "changed" ? "" : ` — ${m.change}`),
+        diffTable(`diff-message-${m.index}-table`, m.before ? m.before.content : "", m.after ? m.after.content : "", sides));
+    }) : h("p", { className: "hint", "data-testid": "diff-messages-same" }, "The messages are the same."),
+    h("h3", null, "Variables"),
+    d.variables.length
+      ? changesTable("diff-variables", "Variable", "data-variable", d.variables.map((v) => ({ key: v.name, x: side(v.before), y: side(v.after), kind: kinds[v.change] })), showVariable, sides)
+      : h("p", { className: "hint", "data-testid": "diff-variables-same" }, "The variables are the same."),
+    h("h3", null, "Configuration"),
+    d.configuration.length
+      ? changesTable("diff-configuration", "Setting", "data-setting", d.configuration.map((c) => ({ key: c.path || "/", x: c.change === "added" ? undefined : c.before,
+        y: c.change === "removed" ? undefined : c.after, kind: kinds[c.change] })), (v) => (v === undefined ? "—" : stableJSON(v)), sides)
+      : h("p", { className: "hint", "data-testid": "diff-configuration-same" }, "The configuration is the same."));
 }

@@ -68,12 +68,12 @@ export function badge(text, kind) {
 // filteredPages renders a paged list with a status filter and a Refresh
 // button: name prefixes the elements' ids ("runs" gives #runs,
 // #runs-status, #runs-refresh); page(status, offset, load) returns the node
-// of one page and calls load(offset) to show another. A failure to load
-// shows in the list only.
-export async function filteredPages(name, statuses, page) {
+// of one page and calls load(offset) to show another. The filter starts on
+// initial ("": any status). A failure to load shows in the list only.
+export async function filteredPages(name, statuses, page, initial = "") {
   const holder = h("div", { id: name, "data-testid": name });
   const status = h("select", { id: `${name}-status`, "data-testid": `${name}-status` },
-    ["", ...statuses].map((s) => h("option", { value: s }, s || "any")));
+    ["", ...statuses].map((s) => h("option", { value: s, selected: s === initial }, s || "any")));
   const load = async (offset) => {
     try {
       holder.replaceChildren(await page(status.value, offset, load));

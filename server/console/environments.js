@@ -3,13 +3,16 @@
 // rolling back (publishing an earlier version again), splitting traffic
 // between versions by weight with the results of each variant, and
 // creating and deleting custom environments, whose names are checked as
-// they are typed.
+// they are typed. A protected environment takes publication requests
+// instead of publishes, lists its pending ones, and admins edit its
+// protection.
 
 import { request, query, loadCanvas } from "./api.js";
 import { h, table, when, badge, errorBox } from "./dom.js";
 import { versionOptions } from "./canvases.js";
-import { money } from "./format.js";
+import { money, plural } from "./format.js";
 import { actor } from "./actors.js";
+import { pendingRequestsOf, approvalCount, flags } from "./requests.js";
 
 const historyPageSize = 20;
 const maxNameLength = 64;
@@ -107,7 +110,12 @@ export async function environmentsView(canvasId, notice) {
   const [c, list, envs] = await loadCanvas(canvasId);
   const titles = new Map(list.map((v) => [v.id, v.title]));
   const ordered = [...envs].sort((a, b) => (b.isSystem - a.isSystem) || a.name.localeCompare(b.name));
-  const histories = await Promise.all(ordered.map((e) => historyPage(canvasId, e.name, 0)));
+  const [histories, pending, tags] = await Promise.all([
+    Promise.all(ordered.map((e) => historyPage(canvasId, e.name, 0))),
+    pendingRequestsOf(canvasId),
+    // A server without test cases has no tags to gate on.
+    request("GET", `/test-case-tags${query({ promptId: canvasId })}`).catch(() => []),
+  ]);
   const stats = await Promise.all(ordered.map((e, i) => {
     const active = histories[i] && histories[i].data && histories[i].data[0];
     return active && active.isActive && active.split
@@ -131,36 +139,43 @@ export async function environmentsView(canvasId, notice) {
     h("h2", { id: "environments-title" }, `Environments of ${c.title}`),
     status,
     ...ordered.map((e, i) => environmentPanel(c, e, list, titles, (histories[i] && histories[i].data) || [],
-      (histories[i] && histories[i].meta && histories[i].meta.totalCount) || 0, stats[i], reload, report)),
+      (histories[i] && histories[i].meta && histories[i].meta.totalCount) || 0, stats[i], reload, report,
+      pending.filter((r) => r.environmentId === e.id), tags || [])),
     newEnvironmentForm(canvasId, reload));
   return section;
 }
 
 // environmentPanel is one environment: active version, publish (promote
-// for production), delete for a custom one, and its latest publications.
-function environmentPanel(c, e, versions, titles, rows, total, stats, reload, report) {
+// for production) or, when protected, request a publication, the pending
+// requests, the protection, delete for a custom one, and its latest
+// publications.
+function environmentPanel(c, e, versions, titles, rows, total, stats, reload, report, requests, tags) {
   const id = `env-${e.name}`;
   const select = h("select", { id: `${id}-version`, "data-testid": `${id}-version` }, versionOptions(versions, e.activeVersionId));
   const isProd = e.name === "production";
-  const publishForm = h("form", { className: "actions", "data-testid": `${id}-publish-form` },
+  const publishForm = e.protected ? requestForm(c, e, select, titles, reload, report) : h("form", { className: "actions", "data-testid": `${id}-publish-form` },
     h("label", { for: `${id}-version` }, isProd ? "Promote version" : "Publish version"), select,
     h("button", { type: "submit", className: "primary", "data-testid": `${id}-publish` }, isProd ? "Promote" : "Publish"));
-  publishForm.addEventListener("submit", async (ev) => {
-    ev.preventDefault();
-    const versionId = select.value;
-    try {
-      const p = await publish(c.id, e.name, versionId);
-      await reload(`${isProd ? "Promoted" : "Published"} ${p.title} to ${e.name}.`);
-    } catch (err) {
-      report(err, err.code === "APPROVAL_REQUIRED" ? requestControl(c, e, versionId, titles, reload, report) : null);
-    }
-  });
+  if (!e.protected) {
+    publishForm.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const versionId = select.value;
+      try {
+        const p = await publish(c.id, e.name, versionId);
+        await reload(`${isProd ? "Promoted" : "Published"} ${p.title} to ${e.name}.`);
+      } catch (err) {
+        report(err, err.code === "APPROVAL_REQUIRED" ? requestControl(c, e, versionId, titles, reload, report) : null);
+      }
+    });
+  }
   if (!versions.length) {
     publishForm.replaceChildren(h("p", { className: "hint" }, "No versions to publish yet."));
   }
   return h("section", { className: "panel", "aria-labelledby": `${id}-title`, "data-testid": id },
     h("h3", { id: `${id}-title` }, e.name, " ", badge(e.isSystem ? "system" : "custom"),
-      e.protected ? h("span", { "data-testid": `${id}-protected` }, " ", badge(`protected: ${e.requiredApprovals} approval${e.requiredApprovals === 1 ? "" : "s"}`, "protected")) : null),
+      e.protected ? h("span", { "data-testid": `${id}-protected` }, " ", badge(`protected: ${plural(e.requiredApprovals, "approval", "approvals")}`, "protected")) : null),
+    e.requiredExperiment ? h("p", { className: "hint", "data-testid": `${id}-gate` }, experimentWords(e.requiredExperiment, tags)) : null,
+    pendingList(e, requests, titles),
     h("p", null, "Active version: ",
       e.activeVersionId
         ? h("a", { href: `#/versions/${e.activeVersionId}`, "data-testid": `${id}-active` }, titles.get(e.activeVersionId) || e.activeVersionId)
@@ -173,7 +188,132 @@ function environmentPanel(c, e, versions, titles, rows, total, stats, reload, re
       h("a", { href: `#/canvases/${c.id}/environments/${encodeURIComponent(e.name)}`, "data-testid": `environment-link-${e.name}` },
         total > rows.length ? `Full history (${total} publications)` : "History page"),
       e.activeVersionId ? h("a", { href: `#/canvases/${c.id}/playground/environment/${encodeURIComponent(e.name)}` }, "Run in playground") : null,
-      e.isSystem ? null : deleteControl(e, reload, report)));
+      e.isSystem ? null : deleteControl(e, reload, report)),
+    policyForm(e, tags, reload));
+}
+
+// experimentWords says what a required experiment asks of a version.
+function experimentWords(x, tags) {
+  const names = new Map(tags.map((t) => [t.id, t.name]));
+  const over = x.tagIds.length ? `over the test cases tagged ${x.tagIds.map((t) => names.get(t) || t).join(", ")}` : "over any test cases";
+  return `Approvals need a completed experiment of the version ${over}, passing at least ${Math.round(x.minPassRate * 100)} %.`;
+}
+
+// pendingList lists the pending publication requests of environment e,
+// each linked to its page.
+function pendingList(e, requests, titles) {
+  const id = `env-${e.name}-requests`;
+  if (!requests.length) {
+    return e.protected ? h("p", { className: "hint", "data-testid": `${id}-empty` }, "No pending publication requests.") : null;
+  }
+  return [h("h4", null, "Pending publication requests"),
+    h("ul", { className: "env-requests", "data-testid": id }, requests.map((r) => {
+      const words = flags(r);
+      return h("li", { "data-testid": `env-request-${r.id}` },
+        h("a", { href: `#/requests/${r.id}`, "data-testid": `env-request-link-${r.id}` }, titles.get(r.versionId) || r.versionId),
+        " requested by ", actor(r.requestedBy), `, ${when(r.createdAt)}: ${approvalCount(r)} approvals`,
+        words.length ? h("span", { className: "warning" }, ` (${words.join("; ")})`) : null);
+    }))];
+}
+
+// createRequest asks that versionId be published to environment e and
+// returns the notice to show.
+async function createRequest(c, e, versionId, comment, titles) {
+  const body = { resourceType: "prompt", resourceId: c.id, envName: e.name, versionId };
+  if (comment) {
+    body.comment = comment;
+  }
+  const r = await request("POST", "/publication-requests", body);
+  return `Requested the publication of ${titles.get(versionId) || versionId} to ${e.name}: ` +
+    `${plural(r.requiredApprovals, "approval", "approvals")} by other people publish it.`;
+}
+
+// requestForm asks for the publication of the version select picks to the
+// protected environment e, with an optional comment.
+function requestForm(c, e, select, titles, reload, report) {
+  const id = `env-${e.name}`;
+  const comment = h("input", { type: "text", id: `${id}-request-comment`, maxlength: "2000", "data-testid": `${id}-request-comment` });
+  const form = h("form", { className: "actions", "data-testid": `${id}-request-form` },
+    h("label", { for: `${id}-version` }, "Version"), select,
+    h("label", { for: `${id}-request-comment` }, "Comment"), comment,
+    h("button", { type: "submit", className: "primary", "data-testid": `${id}-request` }, "Request publication"));
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    try {
+      await reload(await createRequest(c, e, select.value, comment.value.trim(), titles));
+    } catch (err) {
+      report(err);
+    }
+  });
+  return form;
+}
+
+// policyForm edits the protection of environment e (admins): whether it
+// is protected, how many approvals a request needs, and optionally the
+// experiment a version must have passed, over some tags of the canvas.
+function policyForm(e, tags, reload) {
+  const p = `env-${e.name}-policy`;
+  const x = e.requiredExperiment;
+  const on = h("input", { type: "checkbox", id: `${p}-protected`, checked: e.protected, "data-testid": `${p}-protected` });
+  const count = h("input", { type: "number", id: `${p}-approvals`, min: "1", max: "5", step: "1",
+    value: String(e.requiredApprovals || 1), "data-testid": `${p}-approvals` });
+  const gate = h("input", { type: "checkbox", id: `${p}-gate`, checked: Boolean(x), "data-testid": `${p}-gate` });
+  const tagChecks = tags.map((t) => h("label", { className: "check" },
+    h("input", { type: "checkbox", value: t.id, checked: Boolean(x && x.tagIds.includes(t.id)), "data-testid": `${p}-tag-${t.name}` }), ` ${t.name}`));
+  const rate = h("input", { type: "number", id: `${p}-rate`, min: "0", max: "100", step: "1",
+    value: String(x ? Math.round(x.minPassRate * 100) : 80), "data-testid": `${p}-rate` });
+  const gateFields = h("div", { className: "full" },
+    tags.length ? [h("p", { className: "hint" }, "Over the test cases of every tag checked (none: any experiment)."), h("div", { className: "checks" }, tagChecks)]
+      : h("p", { className: "hint" }, "The canvas has no test case tags: any experiment of the version counts."),
+    h("label", { for: `${p}-rate` }, "Minimum pass rate (%) "), rate);
+  const out = h("p", { className: "error full", role: "alert", "data-testid": `${p}-error` });
+  const sync = () => {
+    count.disabled = !on.checked;
+    gate.disabled = !on.checked;
+    gateFields.hidden = !(on.checked && gate.checked);
+  };
+  on.addEventListener("change", sync);
+  gate.addEventListener("change", sync);
+  sync();
+  // The form checks its fields itself, so that the reason shows in words.
+  const form = h("form", { className: "fields", novalidate: true, "data-testid": `${p}-form` },
+    h("label", { for: `${p}-protected` }, "Protected"), on,
+    h("label", { for: `${p}-approvals` }, "Approvals (1 to 5)"), count,
+    h("label", { for: `${p}-gate` }, "Require an experiment"), gate,
+    gateFields, out,
+    h("div", { className: "full actions" }, h("button", { type: "submit", className: "primary", "data-testid": `${p}-save` }, "Save protection")));
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    out.textContent = "";
+    const body = { protected: on.checked };
+    if (on.checked) {
+      const n = Number(count.value);
+      if (!Number.isInteger(n) || n < 1 || n > 5) {
+        out.textContent = "The approvals are a whole number from 1 to 5.";
+        count.focus();
+        return;
+      }
+      body.requiredApprovals = n;
+      if (gate.checked) {
+        const pct = Number(rate.value);
+        if (rate.value === "" || !Number.isFinite(pct) || pct < 0 || pct > 100) {
+          out.textContent = "The minimum pass rate is from 0 to 100 %.";
+          rate.focus();
+          return;
+        }
+        body.requiredExperiment = { tagIds: tagChecks.map((l) => l.firstChild).filter((i) => i.checked).map((i) => i.value), minPassRate: pct / 100 };
+      }
+    }
+    try {
+      const saved = await request("PATCH", `/environment/${encodeURIComponent(e.id)}`, body);
+      await reload(saved.protected ? `${e.name} is protected: ${plural(saved.requiredApprovals, "approval", "approvals")} publish it.`
+        : `${e.name} is no longer protected.`);
+    } catch (err) {
+      out.textContent = err.message;
+    }
+  });
+  return h("details", { className: "policy", "data-testid": p },
+    h("summary", { "data-testid": `${p}-toggle` }, e.protected ? "Protection (admins)" : "Protect this environment (admins)"), form);
 }
 
 // maxSplit is the most versions a split serves.
@@ -276,9 +416,7 @@ function requestControl(c, e, versionId, titles, reload, report) {
   return h("button", { type: "button", className: "primary", "data-testid": `env-${e.name}-request`, onclick: async (ev) => {
     ev.currentTarget.disabled = true;
     try {
-      const r = await request("POST", "/publication-requests", { resourceType: "prompt", resourceId: c.id, envName: e.name, versionId });
-      await reload(`Requested the publication of ${titles.get(versionId) || versionId} to ${e.name}: ` +
-        `${r.requiredApprovals} approval${r.requiredApprovals === 1 ? "" : "s"} by other people publish it (request ${r.id}).`);
+      await reload(await createRequest(c, e, versionId, "", titles));
     } catch (err) {
       report(err);
     }
