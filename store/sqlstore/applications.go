@@ -238,27 +238,42 @@ func (s *Store) SubscriptionTarget(ctx context.Context, applicationID string) (*
 
 // RecordSubscriptionOutcome resets the failure count after a success, or
 // counts a final failure and, when disable is set, disables the
-// subscription with reason. An unknown application is NOT_FOUND.
+// subscription with reason: a change the audit log records, the system's.
+// An unknown application is NOT_FOUND.
 func (s *Store) RecordSubscriptionOutcome(ctx context.Context, applicationID string, succeeded, disable bool, reason string) error {
 	return s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
-		var n int64
-		var err error
-		switch {
-		case succeeded:
-			n, err = tx.Exec(ctx, `UPDATE applications SET consecutive_failures = 0 WHERE id = ?`, applicationID)
-		case disable:
-			n, err = tx.Exec(ctx, `UPDATE applications SET consecutive_failures = consecutive_failures + 1,
-				events_enabled = ?, disabled_at = ?, disabled_reason = ?, updated_at = ? WHERE id = ?`,
-				false, tx.Now, reason, tx.Now, applicationID)
-		default:
-			n, err = tx.Exec(ctx, `UPDATE applications SET consecutive_failures = consecutive_failures + 1 WHERE id = ?`,
-				applicationID)
+		record := func() error {
+			var n int64
+			var err error
+			switch {
+			case succeeded:
+				n, err = tx.Exec(ctx, `UPDATE applications SET consecutive_failures = 0 WHERE id = ?`, applicationID)
+			case disable:
+				n, err = tx.Exec(ctx, `UPDATE applications SET consecutive_failures = consecutive_failures + 1,
+					events_enabled = ?, disabled_at = ?, disabled_reason = ?, updated_at = ? WHERE id = ?`,
+					false, tx.Now, reason, tx.Now, applicationID)
+			default:
+				n, err = tx.Exec(ctx, `UPDATE applications SET consecutive_failures = consecutive_failures + 1 WHERE id = ?`,
+					applicationID)
+			}
+			if err != nil {
+				return err
+			} else if n == 0 {
+				return canvas.NotFound("application")
+			}
+			return nil
 		}
-		if err != nil {
-			return err
-		} else if n == 0 {
+		if succeeded || !disable {
+			return record()
+		}
+		var workspaceID string
+		err := tx.QueryRow(ctx, `SELECT workspace_id FROM applications WHERE id = ?`, applicationID).Scan(&workspaceID)
+		if errors.Is(err, ErrNoRows) {
 			return canvas.NotFound("application")
+		} else if err != nil {
+			return err
 		}
-		return nil
+		id := applicationID
+		return s.audited(ctx, tx, changeOf("application.disable-subscription", auditApplication, workspaceID, &id), record)
 	})
 }

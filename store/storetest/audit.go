@@ -125,6 +125,22 @@ func testAudit(t *testing.T, newStore func(t *testing.T) store.Store) {
 		assert.Contains(t, text, `"x-team":"[redacted]"`, "header values are redacted, their names kept")
 	})
 
+	run(t, newStore, "DisabledSubscriptionIsTheSystems", func(t *testing.T, f *fixture) {
+		a := f.Application(nil, "https://example.com/hook", "whsec_c2VjcmV0")
+		require.NoError(t, f.s.RecordSubscriptionOutcome(f.ctx, a.ID, false, false, ""))
+		require.NoError(t, f.s.RecordSubscriptionOutcome(f.ctx, a.ID, true, false, ""))
+		n := len(f.events(f.ws.ID))
+		require.NoError(t, f.s.RecordSubscriptionOutcome(f.ctx, a.ID, false, true, "receiver answered 410 Gone"))
+		events := f.events(f.ws.ID)
+		require.Len(t, events, n+1, "counting failures changes no configuration; disabling does")
+		e := events[n]
+		assert.Equal(t, "application.disable-subscription", e.Action)
+		assert.Equal(t, audit.ActorSystem, e.Actor.Type)
+		assert.Equal(t, a.ID, e.ResourceID)
+		assert.Contains(t, string(e.After), "410 Gone")
+		assert.Empty(t, f.verify().Breaks)
+	})
+
 	run(t, newStore, "ConcurrentChangesKeepOneChain", func(t *testing.T, f *fixture) {
 		other := f.Workspace("other")
 		var wg sync.WaitGroup
