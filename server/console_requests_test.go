@@ -211,3 +211,43 @@ func TestConsole_PublicationRequests(t *testing.T) {
 		assert.Contains(t, msg, "Failed to load resource", "the page logs no script error")
 	}
 }
+
+// TestConsole_PublicationRequestSplit shows a request of a split in the
+// console: the Requests page and the request's page name each version of
+// the split with its weight.
+func TestConsole_PublicationRequestSplit(t *testing.T) {
+	execPath := findChromium(t)
+	w := newRequestsWorld(t)
+	envs := w.Do(http.MethodGet, "/environment?resourceType=prompt&resourceId="+w.canvasID, w.Viewer, nil)
+	var list []map[string]any
+	envs.JSON(t, &list)
+	require.Equal(t, "production", list[0]["name"])
+	protect(t, w.testEnv, list[0]["id"].(string), map[string]any{"protected": true, "requiredApprovals": 1})
+	res := w.Do(http.MethodPost, "/publication-requests", w.alice, map[string]any{"resourceType": "prompt",
+		"resourceId": w.canvasID, "envName": "production",
+		"split": []map[string]any{{"versionId": w.v2, "weight": 70}, {"versionId": w.v3, "weight": 30}}})
+	require.Equal(t, http.StatusCreated, res.Status, "%s", res.Body)
+	id := res.Map(t)["id"].(string)
+
+	b := newBrowser(t, execPath)
+	b.Do(t,
+		chromedp.Navigate(w.URL+"/console"),
+		chromedp.WaitVisible(chromedp.CSS(`#api-key`)),
+		chromedp.SendKeys(chromedp.CSS(`#api-key`), w.Admin+kb.Enter),
+		chromedp.WaitVisible(chromedp.CSS(`#nav-requests`)),
+		chromedp.Navigate(w.URL+"/console#/requests"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="request-split-`+id+`"]`)),
+	)
+	row := pageText(t, b, `[data-testid="request-split-`+id+`"]`)
+	assert.Equal(t, "#2 Version 2 70 % · #3 Version 3 30 %", row)
+
+	b.Do(t,
+		chromedp.Navigate(w.URL+"/console#/requests/"+id),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="request-split"]`)),
+	)
+	assert.Equal(t, "Publish a split of 2 versions to production", pageText(t, b, `#request-title`))
+	assert.Equal(t, row, pageText(t, b, `[data-testid="request-split"]`))
+	links := browserRun(t, b, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="request-split"] a')].map(a => a.getAttribute("href"))`))
+	assert.Equal(t, []string{"#/versions/" + w.v2, "#/versions/" + w.v3}, links)
+	assert.Empty(t, b.Errors())
+}

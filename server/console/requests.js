@@ -82,14 +82,15 @@ async function requestsPage(status, offset, load) {
   const total = (page && page.meta && page.meta.totalCount) || 0;
   const [canvases, versions] = await Promise.all([
     readEach(rows.map((r) => r.resourceId), canvasPath),
-    readEach(rows.map((r) => r.versionId), versionPath),
+    readEach(rows.flatMap(requestVersions), versionPath),
   ]);
   const canvasTitle = (id) => (canvases.get(id) && canvases.get(id).title) || id;
   return h("div", null,
     table("requests-table", [
       { label: "Canvas", cell: (r) => h("a", { href: `#/canvases/${r.resourceId}` }, canvasTitle(r.resourceId)) },
       { label: "Environment", cell: (r) => r.envName },
-      { label: "Version", cell: (r) => h("a", { href: `#/versions/${r.versionId}` }, versionLabel(versions.get(r.versionId)) || r.versionId) },
+      { label: "Version", cell: (r) => (r.split ? ["split: ", splitNode(r.split, versions, `request-split-${r.id}`)]
+        : h("a", { href: `#/versions/${r.versionId}` }, versionLabel(versions.get(r.versionId)) || r.versionId)) },
       { label: "Requested by", cell: (r) => actor(r.requestedBy) },
       { label: "Approvals", cell: (r) => approvalCount(r) },
       { label: "Created", cell: (r) => when(r.createdAt) },
@@ -100,6 +101,17 @@ async function requestsPage(status, offset, load) {
       h("button", { type: "button", disabled: offset <= 0, onclick: () => load(Math.max(0, offset - pageSize)) }, "Previous"),
       h("span", { "data-testid": "requests-count" }, total === 0 ? "" : `${offset + 1}–${offset + rows.length} of ${total}`),
       h("button", { type: "button", disabled: offset + rows.length >= total, onclick: () => load(offset + pageSize) }, "Next")));
+}
+
+// requestVersions are the ids of the versions a request publishes: its
+// split's, or its one version.
+const requestVersions = (r) => (r.split ? r.split.map((e) => e.versionId) : [r.versionId]);
+
+// splitNode shows a split as its versions, linked, with their weights;
+// versions maps ids to the versions read (a missing one shows its id).
+function splitNode(split, versions, testid) {
+  return h("span", { "data-testid": testid }, split.map((e, i) => [i ? " · " : "",
+    h("a", { href: `#/versions/${e.versionId}` }, versionLabel(versions.get(e.versionId)) || e.versionId), ` ${e.weight} %`]));
 }
 
 // wholeVersion is the diff of version v against nothing: each message,
@@ -119,11 +131,12 @@ function wholeVersion(v) {
 // set (what the last decision did).
 export async function requestView(id, notice) {
   const r = await request("GET", `/publication-requests/${encodeURIComponent(id)}`);
-  const [c, v, base, current] = await Promise.all([
+  const [c, v, base, current, splitVersions] = await Promise.all([
     orNull(canvasPath(r.resourceId)),
     orNull(versionPath(r.versionId)),
     r.baseVersionId ? orNull(versionPath(r.baseVersionId)) : null,
     r.currentVersionId && r.currentVersionId !== r.baseVersionId ? orNull(versionPath(r.currentVersionId)) : null,
+    r.split ? readEach(requestVersions(r), versionPath) : null,
   ]);
   let diff;
   try {
@@ -147,7 +160,8 @@ export async function requestView(id, notice) {
   section.append(
     h("p", null, h("a", { href: "#/requests" }, "← Publication requests"), " · ",
       h("a", { href: `#/canvases/${r.resourceId}/environments` }, `Environments of ${title}`)),
-    h("h2", { id: "request-title" }, `Publish ${label(v, r.versionId)} to ${r.envName}`),
+    h("h2", { id: "request-title" }, r.split ? `Publish a split of ${r.split.length} versions to ${r.envName}`
+      : `Publish ${label(v, r.versionId)} to ${r.envName}`),
     notice ? h("p", { className: "result", "data-state": "saved", role: "status", "data-testid": "request-notice" }, notice) : null,
     h("p", { "data-testid": "request-status" }, badge(r.status), " ", statusWords(r)),
     flagsNode(r, "request-flags"),
@@ -155,6 +169,8 @@ export async function requestView(id, notice) {
       h("dt", null, "Canvas"), h("dd", null, h("a", { href: `#/canvases/${r.resourceId}`, "data-testid": "request-canvas" }, title)),
       h("dt", null, "Environment"), h("dd", { "data-testid": "request-env" }, r.envName),
       h("dt", null, "Version"), h("dd", null, link(v, r.versionId, "request-version")),
+      r.split ? [h("dt", null, "Split"), h("dd", null, splitNode(r.split, splitVersions, "request-split"),
+        h("p", { className: "hint" }, "The diff below is of the split's first version.")) ] : null,
       h("dt", null, "Served when requested"), h("dd", null, link(base, r.baseVersionId, "request-base")),
       r.currentVersionId !== r.baseVersionId ? [h("dt", null, "Served now"), h("dd", null, link(current, r.currentVersionId, "request-current"))] : null,
       h("dt", null, "Requested by"), h("dd", { "data-testid": "request-by" }, actor(r.requestedBy)),
