@@ -68,6 +68,9 @@ func TestConsole_PublicationRequests(t *testing.T) {
 	signIn := func(token string) {
 		t.Helper()
 		b.Do(t, chromedp.Navigate(w.URL+"/console"), chromedp.WaitReady(chromedp.CSS(`#sign-out`)))
+		// Both are hidden until the page has read the stored key: sign
+		// out only once it shows one of them.
+		waitUntil(t, b, `!document.getElementById("nav").hidden || !document.getElementById("sign-in").hidden`)
 		browserRun(t, b, chromedp.Evaluate[bool](`(() => { if (!document.getElementById("nav").hidden) document.getElementById("sign-out").click(); return true; })()`))
 		b.Do(t,
 			chromedp.WaitVisible(chromedp.CSS(`#api-key`)),

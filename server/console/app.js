@@ -91,6 +91,8 @@ async function render() {
   signInSection.hidden = signedIn;
   nav.hidden = !signedIn;
   if (!signedIn) {
+    // What a render still loads was asked for in the session that ended.
+    render.current = Symbol("signed out");
     view.replaceChildren();
     document.getElementById("api-key").focus();
     return;
@@ -107,6 +109,9 @@ async function render() {
       remember(path);
     }
   } catch (err) {
+    if (render.current !== token) {
+      return; // a later navigation, or a sign-out, won: its key is not this render's
+    }
     if (err instanceof ApiError && err.status === 401) {
       signOut();
       document.getElementById("sign-in-error").textContent = "The key was refused; sign in again.";
