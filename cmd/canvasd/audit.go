@@ -63,15 +63,11 @@ func auditVerify(ctx context.Context, args []string, getenv func(string) string,
 		}
 		heads[ws] = hash
 	}
-	db, err := cfg.openStore(ctx, false)
+	db, wsID, err := openAuditLog(ctx, &cfg, workspace)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	wsID, err := auditWorkspace(ctx, db, workspace)
-	if err != nil {
-		return err
-	}
 	for ws := range heads {
 		if wsID != "" && ws != wsID {
 			fmt.Fprintf(stderr, "canvasd audit verify: --expect-head names workspace %s, but --workspace is %s\n", ws, wsID)
@@ -171,15 +167,11 @@ func auditExport(ctx context.Context, args []string, getenv func(string) string,
 			return errUsage
 		}
 	}
-	db, err := cfg.openStore(ctx, false)
+	db, wsID, err := openAuditLog(ctx, &cfg, workspace)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	wsID, err := auditWorkspace(ctx, db, workspace)
-	if err != nil {
-		return err
-	}
 
 	w, commit, discard := stdout, func() error { return nil }, func() {}
 	if out != "" {
@@ -224,6 +216,22 @@ func auditExport(ctx context.Context, args []string, getenv func(string) string,
 		fmt.Fprintf(stdout, "exported %d audit events to %s\n", n, out)
 	}
 	return nil
+}
+
+// openAuditLog opens the store of cfg, which exists, and returns it with
+// the id of the workspace ref names ("" for every workspace). The caller
+// closes the store.
+func openAuditLog(ctx context.Context, cfg *config, ref string) (store.Store, string, error) {
+	db, err := cfg.openStore(ctx, false)
+	if err != nil {
+		return nil, "", err
+	}
+	wsID, err := auditWorkspace(ctx, db, ref)
+	if err != nil {
+		db.Close()
+		return nil, "", err
+	}
+	return db, wsID, nil
 }
 
 // auditWorkspace returns the id of the workspace ref names, by id or else
