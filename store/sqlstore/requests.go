@@ -34,8 +34,9 @@ func (d Dialect) reqVersions() string {
 // version of the request, or a message of one, changed after the stamp.
 func (d Dialect) reqCols() string {
 	return `r.id, r.workspace_id, r.canvas_id, r.environment_id, e.name, r.version_id, r.split, r.comment, r.status,
-	r.requested_by, e.required_approvals, r.base_version_id,
+	r.requested_by, e.required_approvals, r.base_version_id, r.base_publication_id,
 	(SELECT p.version_id FROM publications p WHERE p.environment_id = r.environment_id AND p.is_active),
+	(SELECT p.id FROM publications p WHERE p.environment_id = r.environment_id AND p.is_active),
 	(SELECT MAX(t) FROM (SELECT v.updated_at AS t FROM versions v WHERE v.id IN (` + d.reqVersions() + `)
 		UNION ALL SELECT m.updated_at FROM messages m WHERE m.version_id IN (` + d.reqVersions() + `)) s) > r.version_changed_at,
 	r.decided_by, r.decision_comment, r.publication_id, r.created_at, r.updated_at,
@@ -49,12 +50,20 @@ const reqFrom = ` FROM publication_requests r JOIN environments e ON e.id = r.en
 func scanRequest(r Row) (*env.PublicationRequest, error) {
 	q := env.PublicationRequest{ResourceType: env.ResourcePrompt, Approvals: []env.Approval{}}
 	var changed *bool
+	var basePub, currentPub *string
 	err := r.Scan(&q.ID, &q.WorkspaceID, &q.ResourceID, &q.EnvironmentID, &q.EnvName, &q.VersionID, jsonCol{&q.Split}, &q.Comment,
-		&q.Status, &q.RequestedBy, &q.RequiredApprovals, &q.BaseVersionID, &q.CurrentVersionID, &changed,
+		&q.Status, &q.RequestedBy, &q.RequiredApprovals, &q.BaseVersionID, &basePub, &q.CurrentVersionID, &currentPub, &changed,
 		&q.DecidedBy, &q.DecisionComment, &q.PublicationID, &q.CreatedAt, &q.UpdatedAt, &q.DecidedAt)
 	q.RequiredApprovals = max(q.RequiredApprovals, env.MinApprovals)
 	q.VersionChanged = changed != nil && *changed && q.Status == env.RequestPending
-	q.Stale = q.Status == env.RequestPending && !sameID(q.BaseVersionID, q.CurrentVersionID)
+	// The environment moved when another publication is active than when
+	// the request was made; a request made before publications were kept
+	// compares versions.
+	moved := !sameID(q.BaseVersionID, q.CurrentVersionID)
+	if basePub != nil || q.BaseVersionID == nil {
+		moved = !sameID(basePub, currentPub)
+	}
+	q.Stale = q.Status == env.RequestPending && moved
 	if q.BaseVersionID != nil {
 		path := "/prompt-version/" + q.VersionID + "/diff?against=" + *q.BaseVersionID
 		q.DiffPath = &path
@@ -144,9 +153,10 @@ func (s *Store) CreateRequest(ctx context.Context, p env.CreateRequestParams) (*
 		}
 		id = tx.NewID()
 		if _, err := tx.Exec(ctx, `INSERT INTO publication_requests (id, workspace_id, environment_id, canvas_id, version_id,
-			split, status, comment, requested_by, base_version_id, version_changed_at, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, p.WorkspaceID, e.ID, p.CanvasID, p.VersionID, splitText,
-			env.RequestPending, p.Comment, p.By, nullString(e.ActiveVersionID), slices.MaxFunc(changed, time.Time.Compare), tx.Now, tx.Now); err != nil {
+			split, status, comment, requested_by, base_version_id, base_publication_id, version_changed_at, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, p.WorkspaceID, e.ID, p.CanvasID, p.VersionID, splitText,
+			env.RequestPending, p.Comment, p.By, nullString(e.ActiveVersionID), nullID(e.ActivePublicationID),
+			slices.MaxFunc(changed, time.Time.Compare), tx.Now, tx.Now); err != nil {
 			return err
 		}
 		if out, err = s.getRequest(ctx, tx, p.WorkspaceID, id); err != nil {
@@ -521,4 +531,12 @@ func (s *Store) writeRequestEvent(ctx context.Context, tx *Tx, events func(strin
 		return err
 	}
 	return s.insertJob(ctx, tx, job)
+}
+
+// nullID is the column value of an id that is empty when there is none.
+func nullID(id string) any {
+	if id == "" {
+		return nil
+	}
+	return id
 }

@@ -149,6 +149,27 @@ func testRequests(t *testing.T, newStore func(t *testing.T) store.Store) {
 		assert.Equal(t, &v1.ID, got.BaseVersionID)
 		assert.Equal(t, &v2.ID, got.CurrentVersionID)
 	})
+	run(t, newStore, "StaleWhenTheSplitMoved", func(t *testing.T, f *fixture) {
+		// The environment moves from one split to another that starts
+		// with the same version: a request made before is stale.
+		c := f.Canvas("c", nil, "alice")
+		v1, v2, v3 := f.Version(c, "one"), f.Version(c, "two"), f.Version(c, "three")
+		f.PublishSplit(env.Production, env.SplitEntry{VersionID: v1.ID, Weight: 50}, env.SplitEntry{VersionID: v2.ID, Weight: 50})
+		f.Protect(c, env.Production, 1, nil)
+		reweigh, err := f.RequestSplit(c, env.Production, env.SplitEntry{VersionID: v1.ID, Weight: 70},
+			env.SplitEntry{VersionID: v2.ID, Weight: 30})
+		require.NoError(t, err)
+		other := f.Request(v3, env.Production)
+		assert.False(t, other.Stale)
+		_, pub, err := f.Decide(reweigh, env.DecisionApprove, "bob")
+		require.NoError(t, err)
+		require.NotNil(t, pub)
+		got, err := f.s.GetRequest(f.ctx, f.ws.ID, other.ID)
+		require.NoError(t, err)
+		assert.Equal(t, &v1.ID, got.BaseVersionID)
+		assert.Equal(t, &v1.ID, got.CurrentVersionID, "the same first version")
+		assert.True(t, got.Stale, "another publication is active")
+	})
 	run(t, newStore, "AnEditedVersionIsNotApproved", func(t *testing.T, f *fixture) {
 		c := f.Canvas("c", nil, "alice")
 		v1, v2 := f.Version(c, "one"), f.Version(c, "two")
