@@ -44,3 +44,10 @@ func (c *Client) ListAuditEvents(ctx context.Context, f AuditFilter) (*wire.Page
 	var out wire.Page[*wire.AuditEvent]
 	return &out, c.get(ctx, "/audit-events", q, &out)
 }
+
+// Me returns who the client's token is: its workspace, its actor id as
+// records keep it, its name, role and projects.
+func (c *Client) Me(ctx context.Context) (*wire.Me, error) {
+	var out wire.Me
+	return &out, c.get(ctx, "/me", nil, &out)
+}

@@ -99,3 +99,41 @@ func TestActors_Refused(t *testing.T) {
 		})
 	}
 }
+
+// TestMe checks GET /me: a named key, a key limited to a project and a JWT
+// user each learn the actor id records keep for them, their name, role and
+// projects.
+func TestMe(t *testing.T) {
+	secret := []byte("a-long-enough-test-secret-of-32-bytes!")
+	e := newJWTEnv(t, server.AuthOptions{JWTSecrets: [][]byte{secret}})
+	me := func(token string) map[string]any {
+		t.Helper()
+		res := e.Do(http.MethodGet, "/me", token, nil)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res.Body)
+		return res.Map(t)
+	}
+	res := e.Do(http.MethodPost, "/api-keys", e.Admin, map[string]any{"role": "editor", "name": "alice"})
+	require.Equal(t, http.StatusCreated, res.Status, "%s", res.Body)
+	key := res.Map(t)
+	got := me(key["token"].(string))
+	assert.Equal(t, "key:"+key["id"].(string), got["actorId"])
+	assert.Equal(t, key["id"], got["keyId"])
+	assert.Nil(t, got["userId"])
+	assert.Equal(t, "alice", got["name"])
+	assert.Equal(t, "editor", got["role"])
+	assert.Nil(t, got["projects"], "every project")
+
+	project := mustCreate(t, e, "/projects", e.Admin, map[string]any{"name": "p"})["id"].(string)
+	limited := e.Key(canvas.RoleViewer, project)
+	assert.Equal(t, []any{project}, me(limited)["projects"])
+
+	ada := mustSign(t, jwt.SigningMethodHS256, secret, "", e.claims(canvas.RoleAdmin, func(c jwt.MapClaims) { c["name"] = "Ada" }))
+	got = me(ada)
+	assert.Equal(t, "user-1", got["actorId"])
+	assert.Equal(t, "user-1", got["userId"])
+	assert.Nil(t, got["keyId"])
+	assert.Equal(t, "Ada", got["name"])
+	assert.Equal(t, "admin", got["role"])
+
+	assert.Equal(t, http.StatusUnauthorized, e.Do(http.MethodGet, "/me", "", nil).Status)
+}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/client/wire"
 )
 
 // registerAPIKeyRoutes mounts the management of the caller's workspace's
@@ -16,6 +17,27 @@ func (s *Server) registerAPIKeyRoutes() {
 		withBody(s, s.canvasService, "CreateAPIKeyRequest", http.StatusCreated, (*canvas.Service).CreateAPIKey))
 	s.route("DELETE /api-keys/{id}", deleteID(s.canvasService, (*canvas.Service).RevokeAPIKey))
 	s.route("GET /actors", s.handleActors)
+	s.route("GET /me", s.handleMe)
+}
+
+// handleMe answers who the caller is: its workspace, its actor id as
+// records keep it (requestedBy, createdBy, approvals' by), its display
+// name, role and projects, so that a client can tell its own records and
+// offer what its role allows.
+func (s *Server) handleMe(w http.ResponseWriter, r *http.Request) error {
+	p, err := canvas.Authorize(r.Context(), canvas.RoleViewer)
+	if err != nil {
+		return err
+	}
+	me := wire.Me{WorkspaceID: p.WorkspaceID, ActorID: p.Actor(), Name: p.Name, Role: string(p.Role), Projects: p.Projects}
+	if p.UserID != "" {
+		me.UserID = &p.UserID
+	}
+	if p.KeyID != "" {
+		me.KeyID = &p.KeyID
+	}
+	writeJSON(w, http.StatusOK, me)
+	return nil
 }
 
 // handleListAPIKeys serves one page of the workspace's API keys in the

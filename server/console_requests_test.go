@@ -46,6 +46,13 @@ func (w *requestsWorld) request(token, version string) string {
 	return res.Map(w.t)["id"].(string)
 }
 
+// decisionButtons are the test ids of the decisions the request's page
+// offers.
+func decisionButtons(t *testing.T, b *browserTab) []string {
+	t.Helper()
+	return browserRun(t, b, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="request-decision"] button')].map(b => b.dataset.testid)`))
+}
+
 // served is the id of the version production serves.
 func (w *requestsWorld) served() string {
 	w.t.Helper()
@@ -155,9 +162,9 @@ func TestConsole_PublicationRequests(t *testing.T) {
 	diff := browserRun(t, b, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="diff-message-0-table"] tbody tr')].map(tr => tr.dataset.kind + ":" + tr.cells[1].textContent + "|" + tr.cells[3].textContent)`))
 	assert.Equal(t, []string{"change:Hello {{name}}.|Bonjour {{name}}."}, diff)
 	assert.Equal(t, "French greeting", pageText(t, b, `[data-testid="request-comment"]`))
-	b.Do(t, chromedp.Click(chromedp.CSS(`[data-testid="request-approve"]`)))
-	waitUntil(t, b, `document.querySelector('[data-testid="request-decision-error"]').textContent !== ""`)
-	assert.Equal(t, "A publication request is approved by someone other than its requester.", pageText(t, b, `[data-testid="request-decision-error"]`))
+	assert.Equal(t, "You made this request: people other than you approve or reject it; you may withdraw it.",
+		pageText(t, b, `[data-testid="request-decision-hint"]`))
+	assert.Equal(t, []string{"request-withdraw"}, decisionButtons(t, b), "the requester is offered to withdraw only")
 	assert.Equal(t, w.v1, w.served())
 
 	// Bob approves: the request is published, and production serves v2.
@@ -194,10 +201,8 @@ func TestConsole_PublicationRequests(t *testing.T) {
 	assert.True(t, strings.HasSuffix(pageText(t, b, `[data-testid="request-status"]`), ": Edited since"))
 
 	// Only alice withdraws hers.
-	open("/requests/"+withdrawn, `[data-testid="request-withdraw"]`)
-	b.Do(t, chromedp.Click(chromedp.CSS(`[data-testid="request-withdraw"]`)))
-	waitUntil(t, b, `document.querySelector('[data-testid="request-decision-error"]').textContent !== ""`)
-	assert.Equal(t, "Only the requester withdraws a publication request.", pageText(t, b, `[data-testid="request-decision-error"]`))
+	open("/requests/"+withdrawn, `[data-testid="request-decision"]`)
+	assert.Equal(t, []string{"request-approve", "request-reject"}, decisionButtons(t, b), "another person approves or rejects")
 	signIn(w.alice)
 	open("/requests/"+withdrawn, `[data-testid="request-withdraw"]`)
 	b.Do(t,

@@ -106,6 +106,7 @@ func routeCases(w *world) []routeCase {
 		{"POST /api-keys", admin, false, 201, fixed("/api-keys", map[string]any{"role": "viewer"})},
 		{"DELETE /api-keys/{id}", admin, true, 204, fresh("/api-keys/{}", w.NewKey, nil)},
 		{"GET /actors", viewer, false, 200, fixed("/actors?id=system&id=user-1", nil)},
+		{"GET /me", viewer, false, 200, fixed("/me", nil)},
 		{"GET /audit-events", admin, false, 200, fixed("/audit-events?resourceType=prompt&limit=5", nil)},
 
 		{"POST /prompt", editor, true, 201, fixed("/prompt", map[string]any{"title": "t", "projectId": w.P1})},

@@ -131,12 +131,13 @@ function wholeVersion(v) {
 // set (what the last decision did).
 export async function requestView(id, notice) {
   const r = await request("GET", `/publication-requests/${encodeURIComponent(id)}`);
-  const [c, v, base, current, splitVersions] = await Promise.all([
+  const [c, v, base, current, splitVersions, me] = await Promise.all([
     orNull(canvasPath(r.resourceId)),
     orNull(versionPath(r.versionId)),
     r.baseVersionId ? orNull(versionPath(r.baseVersionId)) : null,
     r.currentVersionId && r.currentVersionId !== r.baseVersionId ? orNull(versionPath(r.currentVersionId)) : null,
     r.split ? readEach(requestVersions(r), versionPath) : null,
+    orNull("/me"),
   ]);
   let diff;
   try {
@@ -183,7 +184,7 @@ export async function requestView(id, notice) {
       { label: "Comment", cell: (a) => a.comment || "—" },
       { label: "When", cell: (a) => when(a.createdAt) },
     ], r.approvals, "No approvals yet."),
-    r.status === "pending" ? decisionForm(r, reload) : null,
+    r.status === "pending" ? decisionForm(r, reload, me) : null,
     h("h3", null, "Changes"),
     h("div", { "data-testid": "request-diff" }, diff));
   return section;
@@ -212,14 +213,23 @@ const decisions = [
   { verb: "withdraw", label: "Withdraw", className: "", done: () => "Withdrawn." },
 ];
 
-// decisionForm decides on pending request r with an optional comment; a
-// refusal (the requester's own approval, a second approval by the same
-// person, a version edited since, a required experiment not passed yet)
-// shows next to the buttons, a decision reloads the request.
-function decisionForm(r, reload) {
+// decisionForm decides on pending request r with an optional comment, as
+// the caller me (GET /me; null when unknown, and then every decision is
+// offered): the requester withdraws, the others approve, each once, or
+// reject. A refusal (a version edited since, a required experiment not
+// passed yet) shows next to the buttons; a decision reloads the request.
+function decisionForm(r, reload, me) {
+  const mine = Boolean(me) && r.requestedBy === me.actorId;
+  const approved = Boolean(me) && r.approvals.some((a) => a.by === me.actorId);
+  const offered = decisions.filter((d) => !me || (mine ? d.verb === "withdraw"
+    : d.verb === "reject" || (d.verb === "approve" && !approved)));
+  const hint = !me ? "People other than the requester approve or reject, each once; the requester withdraws."
+    : mine ? "You made this request: people other than you approve or reject it; you may withdraw it."
+      : approved ? "You approved this request: it waits for the approvals of other people. You may still reject it."
+        : "Approve or reject it; the requester withdraws it.";
   const comment = h("textarea", { id: "request-decision-comment", "data-testid": "request-decision-comment", rows: "2", maxlength: "2000" });
   const out = h("p", { className: "error", role: "alert", id: "request-decision-error", "data-testid": "request-decision-error" });
-  const buttons = decisions.map((d) => h("button", { type: "button", className: d.className, "data-testid": `request-${d.verb}`,
+  const buttons = offered.map((d) => h("button", { type: "button", className: d.className, "data-testid": `request-${d.verb}`,
     onclick: async () => {
       out.textContent = "";
       buttons.forEach((b) => { b.disabled = true; });
@@ -234,7 +244,7 @@ function decisionForm(r, reload) {
     } }, d.label));
   return h("section", { className: "panel", "aria-labelledby": "request-decision-title", "data-testid": "request-decision" },
     h("h3", { id: "request-decision-title" }, "Decide"),
-    h("p", { className: "hint" }, "People other than the requester approve or reject, each once; the requester withdraws."),
+    h("p", { className: "hint", "data-testid": "request-decision-hint" }, hint),
     h("label", { for: "request-decision-comment" }, "Comment (optional)"), comment,
     h("div", { className: "actions" }, buttons, out));
 }
