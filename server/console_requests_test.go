@@ -123,6 +123,8 @@ func TestConsole_PublicationRequests(t *testing.T) {
 	// page list it by name.
 	signIn(w.alice)
 	open(envPage, `[data-testid="env-production-request"]`)
+	assert.Zero(t, browserRun(t, b, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="env-production-policy-toggle"]').length`)),
+		"an editor is not offered the admins' protection")
 	b.Do(t, chromedp.SetValue(chromedp.CSS(`[data-testid="env-production-version"]`), w.v2))
 	setFieldValue(t, b, `[data-testid="env-production-request-comment"]`, "French greeting")
 	b.Do(t,

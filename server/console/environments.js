@@ -110,11 +110,13 @@ export async function environmentsView(canvasId, notice) {
   const [c, list, envs] = await loadCanvas(canvasId);
   const titles = new Map(list.map((v) => [v.id, v.title]));
   const ordered = [...envs].sort((a, b) => (b.isSystem - a.isSystem) || a.name.localeCompare(b.name));
-  const [histories, pending, tags] = await Promise.all([
+  const [histories, pending, tags, me] = await Promise.all([
     Promise.all(ordered.map((e) => historyPage(canvasId, e.name, 0))),
     pendingRequestsOf(canvasId),
     // A server without test cases has no tags to gate on.
     request("GET", `/test-case-tags${query({ promptId: canvasId })}`).catch(() => []),
+    // Who signed in: the protection is edited by admins only.
+    request("GET", "/me").catch(() => null),
   ]);
   const stats = await Promise.all(ordered.map((e, i) => {
     const active = histories[i] && histories[i].data && histories[i].data[0];
@@ -140,16 +142,17 @@ export async function environmentsView(canvasId, notice) {
     status,
     ...ordered.map((e, i) => environmentPanel(c, e, list, titles, (histories[i] && histories[i].data) || [],
       (histories[i] && histories[i].meta && histories[i].meta.totalCount) || 0, stats[i], reload, report,
-      pending.filter((r) => r.environmentId === e.id), tags || [])),
+      pending.filter((r) => r.environmentId === e.id), tags || [], me)),
     newEnvironmentForm(canvasId, reload));
   return section;
 }
 
 // environmentPanel is one environment: active version, publish (promote
 // for production) or, when protected, request a publication, the pending
-// requests, the protection, delete for a custom one, and its latest
-// publications.
-function environmentPanel(c, e, versions, titles, rows, total, stats, reload, report, requests, tags) {
+// requests, the protection (for admins: me, from GET /me, says who signed
+// in; unknown, it is shown and the server decides), delete for a custom
+// one, and its latest publications.
+function environmentPanel(c, e, versions, titles, rows, total, stats, reload, report, requests, tags, me) {
   const id = `env-${e.name}`;
   const select = h("select", { id: `${id}-version`, "data-testid": `${id}-version` }, versionOptions(versions, e.activeVersionId));
   const isProd = e.name === "production";
@@ -189,7 +192,7 @@ function environmentPanel(c, e, versions, titles, rows, total, stats, reload, re
         total > rows.length ? `Full history (${total} publications)` : "History page"),
       e.activeVersionId ? h("a", { href: `#/canvases/${c.id}/playground/environment/${encodeURIComponent(e.name)}` }, "Run in playground") : null,
       e.isSystem ? null : deleteControl(e, reload, report)),
-    policyForm(e, tags, reload));
+    !me || me.role === "admin" ? policyForm(e, tags, reload) : null);
 }
 
 // experimentWords says what a required experiment asks of a version.
