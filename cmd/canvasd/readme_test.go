@@ -239,6 +239,11 @@ func TestREADME_Walkthrough(t *testing.T) {
 		{`vault://$FILE`, []string{`(?m)^Summarize \[file name=notes\.txt type=text/plain size=25\]$`, `(?m)^Ada likes short answers\.$`}},
 		{`-X DELETE`, []string{`(?m)^204$`}},
 		{`/test-case/$CASE/run`, []string{`(?m)^\{"status":"completed","output":"Say hi to Ada\.","passed":true\}$`}},
+		{`"requiredApprovals":1}'`, []string{`(?m)^\{"name":"production","protected":true,"requiredApprovals":1\}$`,
+			`(?m)^APPROVAL_REQUIRED$`}},
+		{`/publication-requests/$REQ/approve`, []string{`(?m)^FORBIDDEN$`, `(?m)^\{"status":"published","approvals":1\}$`}},
+		{`resourceType=publication-request&resourceId=$REQ`, []string{
+			`(?m)^\d+ publication-request\.approve by apiKey\n\d+ publication-request\.create by apiKey$`}},
 		{`/workflow/runs/$RUN/review`, []string{`(?m)^running$`,
 			`\{"status":"completed","output":"Welcome Ada! \(lovely\)","steps":\[\{"id":"start","status":"completed"\}`}},
 	}
