@@ -115,7 +115,9 @@ func (e *llmExecutor) checkIncludes(ctx context.Context, canvasID, path string) 
 // replaced, the template over the resolved texts, and what the includes
 // resolved to. A step runs in the name of its run, whose start checked
 // that its caller reaches every include: it resolves them as a viewer of
-// the run's workspace, against what is published when it executes.
+// the run's workspace (as the user who started the run, when a user did,
+// so that the user's personal drafts resolve), against what is published
+// when it executes.
 func (e *llmExecutor) resolveIncludes(ctx context.Context, in *StepInput) ([]canvas.Message, stepTemplate, []canvas.Include, error) {
 	if !e.hasIncludes {
 		return e.messages, e.tmpl, nil, nil
@@ -123,7 +125,11 @@ func (e *llmExecutor) resolveIncludes(ctx context.Context, in *StepInput) ([]can
 	if e.includes == nil {
 		return nil, stepTemplate{}, nil, errNoIncludes()
 	}
-	pctx := canvas.NewContext(ctx, &canvas.Principal{WorkspaceID: in.WorkspaceID, Role: canvas.RoleViewer})
+	p := &canvas.Principal{WorkspaceID: in.WorkspaceID, Role: canvas.RoleViewer}
+	if by := in.StartedBy; by != "" && by != (&canvas.Principal{}).Actor() && !strings.HasPrefix(by, "key:") {
+		p.UserID = by
+	}
+	pctx := canvas.NewContext(ctx, p)
 	res, err := e.includes.Resolve(pctx, &canvas.Version{PromptID: in.CanvasID, WorkspaceID: in.WorkspaceID,
 		Messages: e.messages}, nil)
 	if err != nil {
