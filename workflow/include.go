@@ -126,7 +126,9 @@ func (e *llmExecutor) resolveIncludes(ctx context.Context, in *StepInput) ([]can
 		return nil, stepTemplate{}, nil, errNoIncludes()
 	}
 	p := &canvas.Principal{WorkspaceID: in.WorkspaceID, Role: canvas.RoleViewer}
-	if by := in.StartedBy; by != "" && by != (&canvas.Principal{}).Actor() && !strings.HasPrefix(by, "key:") {
+	// The actor is a user's id, "key:<id>" for an API key, or "system"
+	// (canvas.Principal.Actor).
+	if by := in.StartedBy; by != "" && by != "system" && !strings.HasPrefix(by, "key:") {
 		p.UserID = by
 	}
 	pctx := canvas.NewContext(ctx, p)
