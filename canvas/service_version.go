@@ -121,6 +121,11 @@ func (s *Service) CreateVersion(ctx context.Context, params CreateVersionParams)
 			return nil, err
 		}
 	}
+	if graph != nil {
+		if err := s.checkIncludes(ctx, params.PromptID, s.workflows.SpecMessages(spec)); err != nil {
+			return nil, err
+		}
+	}
 	if params.OriginVersionID != "" {
 		if err := s.duplicate(ctx, p, ver, params); err != nil {
 			return nil, err

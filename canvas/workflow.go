@@ -4,9 +4,12 @@ import "encoding/json"
 
 // WorkflowCompiler checks a workflow specification when a version is saved
 // and returns the graph to store with it; its error is returned as it is
-// (VALIDATION with pointers).
+// (VALIDATION with pointers). SpecMessages returns the texts of a compiled
+// spec that may include canvases (the messages of its llm nodes), each at
+// its pointer under /json/workflowSpec, for the save's include checks.
 type WorkflowCompiler interface {
 	CompileSpec(spec json.RawMessage) (graph json.RawMessage, err error)
+	SpecMessages(spec json.RawMessage) []MessageContent
 }
 
 // compileWorkflow compiles the spec of a new version, when there is one,

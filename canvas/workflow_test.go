@@ -57,6 +57,9 @@ func (c *fakeCompiler) CompileSpec(spec json.RawMessage) (json.RawMessage, error
 	return json.Marshal(graph)
 }
 
+// SpecMessages: the fake's specs hold no messages.
+func (c *fakeCompiler) SpecMessages(json.RawMessage) []canvas.MessageContent { return nil }
+
 // newWorkflowFixture returns a fixture whose Service compiles workflow
 // specifications with a fakeCompiler.
 func newWorkflowFixture(t *testing.T) (*fixture, *fakeCompiler) {

@@ -266,7 +266,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("engine: metrics: %w", err)
 	}
 
-	actions := workflow.Builtins(workflow.BuiltinOptions{Models: e.Models,
+	actions := workflow.Builtins(workflow.BuiltinOptions{Models: e.Models, Includes: e.Environments,
 		Scope: func(ctx context.Context, workspaceID, canvasID string) (model.Scope, error) {
 			c, err := db.GetCanvas(ctx, canvas.GetCanvasParams{WorkspaceID: workspaceID, ID: canvasID})
 			if err != nil {

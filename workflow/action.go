@@ -58,7 +58,9 @@ type StepInput struct {
 	WorkspaceID string
 	// CanvasID is the canvas of the run's workflow version.
 	CanvasID string
-	Node     *CNode
+	// StartedBy is the actor who started the run (Run.CreatedBy).
+	StartedBy string
+	Node      *CNode
 	// Variables are the run's input values by name.
 	Variables map[string]any
 	// Steps are the run's steps that have ended (completed or skipped), by

@@ -32,6 +32,9 @@ type BuiltinOptions struct {
 	// Scope gives the credentials an llm step may use; nil lets it use
 	// every credential of the workspace.
 	Scope Scoper
+	// Includes resolves the includes of llm nodes' messages; when nil, a
+	// run whose llm node includes a canvas fails with VALIDATION.
+	Includes IncludeResolver
 }
 
 // Builtins returns a Registry holding the built-in actions: input, llm,
@@ -40,7 +43,7 @@ type BuiltinOptions struct {
 func Builtins(opts BuiltinOptions) *Registry {
 	r := NewRegistry()
 	r.Register(ActionInput, inputAction{})
-	r.Register(ActionLLM, llmAction{models: opts.Models, scope: opts.Scope})
+	r.Register(ActionLLM, llmAction{models: opts.Models, scope: opts.Scope, includes: opts.Includes})
 	r.Register(ActionTemplate, templateAction{})
 	r.Register(ActionCondition, conditionAction{})
 	r.Register(ActionReview, reviewAction{})

@@ -13,8 +13,9 @@ import (
 
 // llmAction calls a model with messages rendered over the step's Scope.
 type llmAction struct {
-	models ModelCaller
-	scope  Scoper
+	models   ModelCaller
+	scope    Scoper
+	includes IncludeResolver
 }
 
 // llmConfig is an llm node's config: its messages and a model
@@ -114,28 +115,38 @@ func (a llmAction) Compile(n Node) (Executor, []canvas.Detail) {
 	if name == "" {
 		name = model.EchoModel
 	}
-	return &llmExecutor{models: a.models, scope: a.scope, cfg: cfg, model: name, messages: msgs, tmpl: newTemplate(texts...)}, nil
+	return &llmExecutor{models: a.models, scope: a.scope, includes: a.includes, cfg: cfg, model: name, messages: msgs,
+		tmpl: newTemplate(texts...), hasIncludes: hasIncludes(msgs)}, nil
 }
 
 type llmExecutor struct {
 	models   ModelCaller
 	scope    Scoper
+	includes IncludeResolver
 	cfg      llmConfig
 	model    string
 	messages []canvas.Message
 	tmpl     stepTemplate
+	// hasIncludes says whether a message holds an include.
+	hasIncludes bool
 }
 
-// Execute renders the messages, calls the model and outputs its text, or
-// the JSON value it answered when structured output is enabled. The step
-// records the rendered messages and the model as its input, and the usage
-// and the answering model as its metadata. When ctx ends during the call,
-// ctx's error is returned as it is.
+// Execute resolves the includes of the messages (IncludeResolver), renders
+// them, calls the model and outputs its text, or the JSON value it answered
+// when structured output is enabled. The step records the rendered
+// messages and the model as its input, and the usage, the answering model
+// and what the includes resolved to ("includes", as a completion run
+// records them) as its metadata. When ctx ends during the call, ctx's
+// error is returned as it is.
 func (e *llmExecutor) Execute(ctx context.Context, in *StepInput) (*Outcome, error) {
 	if e.models == nil {
 		return nil, stepError(canvas.EPROVIDER, "No model back end is configured for llm steps.")
 	}
-	msgs, err := e.tmpl.render(in, e.messages, fileVariables(in.Node))
+	messages, tmpl, includes, err := e.resolveIncludes(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := tmpl.render(in, messages, fileVariables(in.Node))
 	if err != nil {
 		return nil, err
 	}
@@ -168,6 +179,9 @@ func (e *llmExecutor) Execute(ctx context.Context, in *StepInput) (*Outcome, err
 		Output:   res.Text,
 		Input:    map[string]any{"messages": msgs, "model": e.model},
 		Metadata: map[string]any{"usage": res.Usage, "model": answered, "cost": res.Cost},
+	}
+	if len(includes) > 0 {
+		out.Metadata["includes"] = includes
 	}
 	if res.Target.CredentialID != "" {
 		out.Metadata["credentialId"], out.Metadata["provider"] = res.Target.CredentialID, res.Target.Provider

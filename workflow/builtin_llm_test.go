@@ -133,6 +133,15 @@ func TestLLM(t *testing.T) {
 		requireCode(t, err, canvas.EPROVIDER)
 		assert.Contains(t, canvas.ErrorMessage(err), "No model back end")
 	})
+	t.Run("IncludesWithoutResolver", func(t *testing.T) {
+		models := &recordingModels{}
+		n := mustBuiltinNode(t, llmRegistry(models), "draft", "llm",
+			`{"messages": [{"role": "user", "content": "{{> 0194b5b0-0000-7000-8000-000000000001}}"}]}`)
+		_, err := execute(n, nil)
+		requireCode(t, err, canvas.EINVALID)
+		assert.Contains(t, canvas.ErrorMessage(err), "resolves no includes")
+		assert.Empty(t, models.calls, "the tag is not sent as it is")
+	})
 	t.Run("Cancelled", func(t *testing.T) {
 		models := blockingModels{started: make(chan struct{})}
 		n := mustBuiltinNode(t, llmRegistry(models), "draft", "llm", `{"messages": [{"role": "user", "content": "x"}]}`)

@@ -165,7 +165,7 @@ func stepInput(run *Run, w *Workflow, node *CNode) *StepInput {
 			ended[st.ID] = st
 		}
 	}
-	return &StepInput{RunID: run.ID, WorkspaceID: run.WorkspaceID, CanvasID: run.CanvasID, Node: node, Variables: run.values(), Steps: ended}
+	return &StepInput{RunID: run.ID, WorkspaceID: run.WorkspaceID, CanvasID: run.CanvasID, StartedBy: run.CreatedBy, Node: node, Variables: run.values(), Steps: ended}
 }
 
 // values are the run's variables by name.

@@ -267,7 +267,8 @@ func (ex *execution) start(ctx context.Context, n *CNode) {
 	now := ex.s.now().UTC()
 	st.Status, st.StartedAt, st.CompletedAt, st.Error = StepRunning, &now, nil, nil
 	ex.journal.put(st)
-	in := &StepInput{RunID: ex.run.ID, WorkspaceID: ex.run.WorkspaceID, CanvasID: ex.run.CanvasID, Node: n, Variables: ex.values,
+	in := &StepInput{RunID: ex.run.ID, WorkspaceID: ex.run.WorkspaceID, CanvasID: ex.run.CanvasID, StartedBy: ex.run.CreatedBy,
+		Node: n, Variables: ex.values,
 		Steps: ex.ended}
 	ex.shared = true
 	ex.inflight++

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/promptcanvas/promptcanvas/canvas"
+	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/model"
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/store/sqlite"
@@ -26,6 +27,7 @@ type harness struct {
 	db       *sqlite.DB
 	svc      *workflow.Service
 	canvases *canvas.Service
+	envs     *env.Service
 	actions  *workflow.Registry
 	worker   *queue.Worker
 	ctx      context.Context
@@ -63,7 +65,8 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	}
 	h := &harness{t: t, db: db, models: &fakeModels{}}
 	h.ctx = canvas.NewContext(ctx, &canvas.Principal{WorkspaceID: ws.ID, UserID: "ada", Role: canvas.RoleEditor})
-	h.actions = workflow.Builtins(workflow.BuiltinOptions{Models: h.models})
+	h.envs = env.NewService(env.Options{Store: db, Canvases: db})
+	h.actions = workflow.Builtins(workflow.BuiltinOptions{Models: h.models, Includes: h.envs})
 	if opts.register != nil {
 		opts.register(h.actions)
 	}
@@ -81,7 +84,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		PollInterval: 20 * time.Millisecond})
 	h.worker.Handle(workflow.JobKindRun, h.svc.HandleJob)
 	h.worker.Handle(workflow.JobKindDeadline, h.svc.HandleDeadline)
-	h.canvases = canvas.NewService(canvas.Options{Store: db, Workflows: h.svc})
+	h.canvases = canvas.NewService(canvas.Options{Store: db, Workflows: h.svc, Includes: h.envs})
 	c, err := h.canvases.CreateCanvas(h.ctx, canvas.CreateCanvasParams{Title: "Workflows"})
 	require.NoError(t, err)
 	h.canvasID = c.ID

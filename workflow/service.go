@@ -216,7 +216,8 @@ type startRequest struct {
 }
 
 // start checks req and records the run, pending, with its steps, its job
-// and its deadline job.
+// and its deadline job. The includes of the llm nodes it executes must
+// resolve for p (VALIDATION naming each node's message and the chain).
 func (s *Service) start(ctx context.Context, p *canvas.Principal, req startRequest) (*Run, error) {
 	w, err := s.workflow(req.version)
 	if err != nil {
@@ -224,6 +225,9 @@ func (s *Service) start(ctx context.Context, p *canvas.Principal, req startReque
 	}
 	span, err := w.span(req.startNodeID, req.endNodeID)
 	if err != nil {
+		return nil, err
+	}
+	if err := w.checkIncludes(ctx, req.version.PromptID, span); err != nil {
 		return nil, err
 	}
 	input, err := runInput(ctx, s.files, w, req.input, req.inputPath)

@@ -229,6 +229,9 @@ func (im *importer) version(ctx context.Context, c *canvas.Canvas, fv *promptfil
 		return "", fmt.Errorf("version %q: %w", fv.Title, err)
 	}
 	spec, err := mapSpecCredentials(fv.WorkflowSpec, im.creds.toID)
+	if err == nil {
+		spec, err = rewriteSpecIncludes(spec, im.canvasIDs)
+	}
 	if err != nil {
 		return "", fmt.Errorf("version %q: %w", fv.Title, err)
 	}

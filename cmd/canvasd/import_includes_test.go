@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"testing"
 
@@ -134,4 +135,47 @@ func TestIncludeOrder(t *testing.T) {
 		order = append(order, f.Title)
 	}
 	assert.Equal(t, "Bot", order[2], "after what it includes: %v", order)
+}
+
+func TestImport_WorkflowIncludes(t *testing.T) {
+	src := t.TempDir()
+	eng, ctx := openAdmin(t, src)
+	shared, _ := mustCanvasWith(t, eng, ctx, "Shared", "Be kind.")
+	flow, _ := mustCanvasWith(t, eng, ctx, "A flow", "Plain.")
+	spec := `{"specVersion": "1", "nodes": [{"id": "start", "actionId": "input"},
+		{"id": "draft", "actionId": "llm", "config": {"messages": [{"role": "system", "content": "{{> ` + shared + `}} Answer."}]}},
+		{"id": "done", "actionId": "output"}],
+	 "edges": [{"from": {"node": "start", "port": "out"}, "to": {"node": "draft", "port": "in"}},
+		{"from": {"node": "draft", "port": "out"}, "to": {"node": "done", "port": "in"}}]}`
+	wf, err := eng.Canvases.CreateVersion(ctx, canvas.CreateVersionParams{PromptID: flow, Title: "Flow",
+		IsWorkflow: true, WorkflowSpec: json.RawMessage(spec)})
+	require.NoError(t, err)
+	require.NoError(t, eng.Close())
+	out := t.TempDir()
+	mustRun(t, nil, "export", "--data", src, "--out", out)
+
+	files, err := promptfile.ReadDir(out)
+	require.NoError(t, err)
+	var order []string
+	for _, f := range includeOrder(files) {
+		order = append(order, f.Title)
+	}
+	assert.Equal(t, []string{"Shared", "A flow"}, order, "a workflow's includes order the files too")
+
+	// The target has "Shared" under another id: the imported workflow
+	// includes it there.
+	dst := filepath.Join(t.TempDir(), "data")
+	eng, ctx = openAdmin(t, dst)
+	there, _ := mustCanvasWith(t, eng, ctx, "Shared", "Be kind here.")
+	require.NoError(t, eng.Close())
+	mustRun(t, nil, "import", "--data", dst, "--in", out)
+
+	eng, ctx = openAdmin(t, dst)
+	defer eng.Close()
+	v, err := eng.Canvases.GetVersion(ctx, wf.ID)
+	require.NoError(t, err)
+	msgs := eng.Workflows.SpecMessages(v.WorkflowSpec)
+	require.Len(t, msgs, 1)
+	assert.Equal(t, "{{> "+there+"}} Answer.", msgs[0].Content)
+	assert.Equal(t, "/json/workflowSpec/nodes/1/config/messages/0/content", msgs[0].Path)
 }
