@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
+
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/model"
@@ -60,6 +62,9 @@ type Options struct {
 	// Sender posts to webhook evaluators, through the network guard; nil
 	// refuses webhook evaluators.
 	Sender *webhook.Sender
+	// Sealer seals webhook evaluators' secrets at rest and opens them
+	// (credential.KeyRing); nil refuses webhook evaluators.
+	Sealer Sealer
 	// Concurrency bounds the case runs of one experiment at once
 	// (DefaultConcurrency when zero). A credential's own bound
 	// (model.Caller) applies on top of it.
@@ -89,6 +94,7 @@ type Service struct {
 	runner      testcase.Runner
 	models      Models
 	sender      *webhook.Sender
+	sealer      Sealer
 	concurrency int
 	notify      func()
 	cancel      func(string) int
@@ -98,7 +104,7 @@ type Service struct {
 // NewService returns a Service.
 func NewService(opts Options) *Service {
 	s := &Service{store: opts.Store, canvases: opts.Canvases, testCases: opts.TestCases, envs: opts.Environments,
-		runner: opts.Runner, models: opts.Models, sender: opts.Sender, concurrency: opts.Concurrency,
+		runner: opts.Runner, models: opts.Models, sender: opts.Sender, sealer: opts.Sealer, concurrency: opts.Concurrency,
 		notify: opts.Notify, cancel: opts.Cancel, endedJob: opts.EndedJob}
 	if s.concurrency <= 0 {
 		s.concurrency = DefaultConcurrency
@@ -217,11 +223,14 @@ func (s *Service) Start(ctx context.Context, req Request) (*Experiment, error) {
 		return nil, canvas.Invalid(fmt.Sprintf("The experiment would write %d results, more than %d.", total, MaxResults),
 			canvas.Detail{Path: "/json", Message: fmt.Sprintf("test cases × versions × repetitions must be at most %d", MaxResults)})
 	}
-	e := &Experiment{WorkspaceID: p.WorkspaceID, PromptID: c.ID, Status: StatusQueued, Request: req,
+	e := &Experiment{ID: uuid.NewString(), WorkspaceID: p.WorkspaceID, PromptID: c.ID, Status: StatusQueued, Request: req,
 		TestCaseIDs: cases, Progress: Progress{Total: len(cases) * versions * req.Repetitions},
 		CreatedBy: p.Actor(), Runner: Runner{UserID: p.UserID, KeyID: p.KeyID, Projects: p.Projects}}
 	for _, id := range req.VersionIDs {
 		e.Versions = append(e.Versions, Version{VersionID: id})
+	}
+	if err := s.sealExperiment(e); err != nil {
+		return nil, err
 	}
 	job := &queue.Job{WorkspaceID: p.WorkspaceID, Kind: JobKindRun, MaxAttempts: runMaxAttempts}
 	if err := s.store.CreateExperiment(ctx, e, job); err != nil {
@@ -266,6 +275,8 @@ func (s *Service) resolveEvaluators(ctx context.Context, p *canvas.Principal, c 
 		case TypeWebhook:
 			if s.sender == nil {
 				v.add(path+"/type", "webhook evaluators are not configured on this server")
+			} else if s.sealer == nil {
+				v.add(path+"/type", "webhook evaluators need a secrets key on this server, which seals their secrets")
 			}
 		}
 	}
@@ -594,10 +605,16 @@ func (s *Service) CreateEvaluator(ctx context.Context, params CreateEvaluatorPar
 	if params.Type == TypeWebhook && params.Secret == "" {
 		params.Secret = newSecret()
 	}
-	saved := &SavedEvaluator{Evaluator: params.Evaluator, WorkspaceID: p.WorkspaceID, PromptID: c.ID, CreatedBy: p.Actor()}
+	params.ID = uuid.NewString()
+	sealed, err := s.seal(p.WorkspaceID, savedSecretID(params.ID), params.Evaluator)
+	if err != nil {
+		return nil, err
+	}
+	saved := &SavedEvaluator{Evaluator: sealed, WorkspaceID: p.WorkspaceID, PromptID: c.ID, CreatedBy: p.Actor()}
 	if err := s.store.CreateEvaluator(ctx, saved); err != nil {
 		return nil, err
 	}
+	saved.Secret, saved.Sealed = params.Secret, nil
 	return saved, nil
 }
 
