@@ -104,8 +104,8 @@ type Service struct {
 // NewService returns a Service.
 func NewService(opts Options) *Service {
 	s := &Service{store: opts.Store, canvases: opts.Canvases, testCases: opts.TestCases, envs: opts.Environments,
-		runner: opts.Runner, models: opts.Models, sender: opts.Sender, sealer: opts.Sealer, concurrency: opts.Concurrency,
-		notify: opts.Notify, cancel: opts.Cancel, endedJob: opts.EndedJob}
+		runner: opts.Runner, models: opts.Models, sender: opts.Sender, sealer: opts.Sealer,
+		concurrency: opts.Concurrency, notify: opts.Notify, cancel: opts.Cancel, endedJob: opts.EndedJob}
 	if s.concurrency <= 0 {
 		s.concurrency = DefaultConcurrency
 	}
@@ -126,6 +126,7 @@ func NewService(opts Options) *Service {
 // 1 to MaxEvaluators evaluators, given whole or by a saved evaluator's id;
 // Repetitions 1 to MaxRepetitions (1 when zero). The llm-judges' models
 // must be ones the canvas may use (FORBIDDEN otherwise, as for its runs).
+// The webhook evaluators' secrets are stored sealed for the experiment.
 // A malformed request is VALIDATION listing every problem; unknown ids are
 // NOT_FOUND.
 func (s *Service) Start(ctx context.Context, req Request) (*Experiment, error) {
@@ -223,8 +224,9 @@ func (s *Service) Start(ctx context.Context, req Request) (*Experiment, error) {
 		return nil, canvas.Invalid(fmt.Sprintf("The experiment would write %d results, more than %d.", total, MaxResults),
 			canvas.Detail{Path: "/json", Message: fmt.Sprintf("test cases × versions × repetitions must be at most %d", MaxResults)})
 	}
-	e := &Experiment{ID: uuid.NewString(), WorkspaceID: p.WorkspaceID, PromptID: c.ID, Status: StatusQueued, Request: req,
-		TestCaseIDs: cases, Progress: Progress{Total: len(cases) * versions * req.Repetitions},
+	// The id is chosen here, for the evaluators' secrets are sealed for it.
+	e := &Experiment{ID: uuid.NewString(), WorkspaceID: p.WorkspaceID, PromptID: c.ID, Status: StatusQueued,
+		Request: req, TestCaseIDs: cases, Progress: Progress{Total: len(cases) * versions * req.Repetitions},
 		CreatedBy: p.Actor(), Runner: Runner{UserID: p.UserID, KeyID: p.KeyID, Projects: p.Projects}}
 	for _, id := range req.VersionIDs {
 		e.Versions = append(e.Versions, Version{VersionID: id})
@@ -577,8 +579,9 @@ func (s *Service) Annotate(ctx context.Context, experimentID, resultID string, a
 
 // CreateEvaluator saves an evaluator for a canvas's experiments. It
 // requires the editor role. A webhook evaluator without a secret is given
-// a new one, which this answer shows, and no read shows again. A name the
-// canvas has already given another evaluator is CONFLICT.
+// a new one, which this answer shows, and no read shows again; the secret
+// is stored sealed. A name the canvas has already given another evaluator
+// is CONFLICT.
 func (s *Service) CreateEvaluator(ctx context.Context, params CreateEvaluatorParams) (*SavedEvaluator, error) {
 	p, err := canvas.Authorize(ctx, canvas.RoleEditor)
 	if err != nil {
