@@ -56,9 +56,10 @@ type Options struct {
 	ProviderKinds model.Kinds
 	// Blobs holds the bytes of uploaded files.
 	Blobs vault.Blobs
-	// Secrets seals and opens the keys of credentials. Nil leaves the
-	// Engine unable to store or open a key (Credentials refuses with
-	// CONFLICT); OpenSQLite fills it from the data directory's key file.
+	// Secrets seals and opens the keys of credentials and the secrets of
+	// webhook evaluators. Nil leaves the Engine unable to store or open
+	// them (Credentials refuses with CONFLICT, Experiments refuses webhook
+	// evaluators); OpenSQLite fills it from the data directory's key file.
 	Secrets *credential.KeyRing
 	// BaseURL prefixes upload URLs, for example "http://127.0.0.1:8080".
 	BaseURL string
@@ -296,7 +297,11 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if concurrency <= 0 {
 		concurrency = queue.DefaultModelConcurrency
 	}
-	e.Experiments = experiment.NewService(experiment.Options{Store: db, Canvases: db, TestCases: db,
+	var sealer experiment.Sealer // nil, not a nil *KeyRing, when there is no key ring
+	if opts.Secrets != nil {
+		sealer = opts.Secrets
+	}
+	e.Experiments = experiment.NewService(experiment.Options{Store: db, Canvases: db, TestCases: db, Sealer: sealer,
 		Environments: e.Environments, Runner: e.Completions, Models: e.Models,
 		Sender: webhook.NewSender(webhook.SenderOptions{AllowPrivateNetworks: lim.AllowPrivateNetworks,
 			Timeout: experiment.MaxWebhookTimeoutMs * time.Millisecond, WrapTransport: tel.webhookTransport}),

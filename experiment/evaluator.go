@@ -63,9 +63,13 @@ type Evaluator struct {
 	PassThreshold *float64        `json:"passThreshold,omitempty"`
 	URL           string          `json:"url,omitempty"`
 	// Secret signs a webhook evaluator's requests ("whsec_" and base64);
-	// it is never shown once saved.
+	// it is never shown once saved, and never stored: what is stored is
+	// Sealed.
 	Secret    string `json:"secret,omitempty"`
 	TimeoutMs int    `json:"timeoutMs,omitempty"`
+	// Sealed is the secret as it is stored, sealed by the service; a row
+	// written before secrets were sealed has Secret instead.
+	Sealed *SealedSecret `json:"sealed,omitempty"`
 }
 
 // rule returns the rule evaluator of package testcase e stands for.
@@ -89,9 +93,9 @@ func (e *Evaluator) timeout() time.Duration {
 	return time.Duration(e.TimeoutMs) * time.Millisecond
 }
 
-// shown returns e without its secret.
+// shown returns e without its secret, clear or sealed.
 func (e Evaluator) shown() Evaluator {
-	e.Secret = ""
+	e.Secret, e.Sealed = "", nil
 	return e
 }
 
@@ -164,6 +168,9 @@ func (v *validator) evaluator(path string, e *Evaluator, needSecret bool) {
 	only("url", e.URL != "", TypeWebhook)
 	only("secret", e.Secret != "", TypeWebhook)
 	only("timeoutMs", e.TimeoutMs != 0, TypeWebhook)
+	if e.Sealed != nil {
+		v.add(path+"/sealed", "is set by the server")
+	}
 	unit := func(field string, f *float64) {
 		if f != nil && (*f < 0 || *f > 1) {
 			v.add(path+"/"+field, "must be between 0 and 1")

@@ -164,8 +164,12 @@ type hook struct {
 }
 
 func newHook(t *testing.T, fail ...string) *hook {
-	h := &hook{ids: map[string]int{}, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", fail: map[string]bool{},
-		open: -1, gate: make(chan struct{})}
+	return newHookSigned(t, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", fail...)
+}
+
+// newHookSigned is newHook verifying the signatures of secret.
+func newHookSigned(t *testing.T, secret string, fail ...string) *hook {
+	h := &hook{ids: map[string]int{}, secret: secret, fail: map[string]bool{}, open: -1, gate: make(chan struct{})}
 	for _, f := range fail {
 		h.fail[f] = true
 	}

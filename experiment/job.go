@@ -57,6 +57,9 @@ func (s *Service) HandleJob(ctx context.Context, j *queue.Job) error {
 		}
 	}
 	if err == nil {
+		err = s.openExperiment(e)
+	}
+	if err == nil {
 		err = s.runAll(pctx, c, e)
 	}
 	switch {

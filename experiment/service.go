@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
+
 	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/env"
 	"github.com/promptcanvas/promptcanvas/model"
@@ -60,6 +62,9 @@ type Options struct {
 	// Sender posts to webhook evaluators, through the network guard; nil
 	// refuses webhook evaluators.
 	Sender *webhook.Sender
+	// Sealer seals webhook evaluators' secrets at rest and opens them
+	// (credential.KeyRing); nil refuses webhook evaluators.
+	Sealer Sealer
 	// Concurrency bounds the case runs of one experiment at once
 	// (DefaultConcurrency when zero). A credential's own bound
 	// (model.Caller) applies on top of it.
@@ -89,6 +94,7 @@ type Service struct {
 	runner      testcase.Runner
 	models      Models
 	sender      *webhook.Sender
+	sealer      Sealer
 	concurrency int
 	notify      func()
 	cancel      func(string) int
@@ -98,8 +104,8 @@ type Service struct {
 // NewService returns a Service.
 func NewService(opts Options) *Service {
 	s := &Service{store: opts.Store, canvases: opts.Canvases, testCases: opts.TestCases, envs: opts.Environments,
-		runner: opts.Runner, models: opts.Models, sender: opts.Sender, concurrency: opts.Concurrency,
-		notify: opts.Notify, cancel: opts.Cancel, endedJob: opts.EndedJob}
+		runner: opts.Runner, models: opts.Models, sender: opts.Sender, sealer: opts.Sealer,
+		concurrency: opts.Concurrency, notify: opts.Notify, cancel: opts.Cancel, endedJob: opts.EndedJob}
 	if s.concurrency <= 0 {
 		s.concurrency = DefaultConcurrency
 	}
@@ -120,6 +126,7 @@ func NewService(opts Options) *Service {
 // 1 to MaxEvaluators evaluators, given whole or by a saved evaluator's id;
 // Repetitions 1 to MaxRepetitions (1 when zero). The llm-judges' models
 // must be ones the canvas may use (FORBIDDEN otherwise, as for its runs).
+// The webhook evaluators' secrets are stored sealed for the experiment.
 // A malformed request is VALIDATION listing every problem; unknown ids are
 // NOT_FOUND.
 func (s *Service) Start(ctx context.Context, req Request) (*Experiment, error) {
@@ -217,11 +224,15 @@ func (s *Service) Start(ctx context.Context, req Request) (*Experiment, error) {
 		return nil, canvas.Invalid(fmt.Sprintf("The experiment would write %d results, more than %d.", total, MaxResults),
 			canvas.Detail{Path: "/json", Message: fmt.Sprintf("test cases × versions × repetitions must be at most %d", MaxResults)})
 	}
-	e := &Experiment{WorkspaceID: p.WorkspaceID, PromptID: c.ID, Status: StatusQueued, Request: req,
-		TestCaseIDs: cases, Progress: Progress{Total: len(cases) * versions * req.Repetitions},
+	// The id is chosen here, for the evaluators' secrets are sealed for it.
+	e := &Experiment{ID: uuid.NewString(), WorkspaceID: p.WorkspaceID, PromptID: c.ID, Status: StatusQueued,
+		Request: req, TestCaseIDs: cases, Progress: Progress{Total: len(cases) * versions * req.Repetitions},
 		CreatedBy: p.Actor(), Runner: Runner{UserID: p.UserID, KeyID: p.KeyID, Projects: p.Projects}}
 	for _, id := range req.VersionIDs {
 		e.Versions = append(e.Versions, Version{VersionID: id})
+	}
+	if err := s.sealExperiment(e); err != nil {
+		return nil, err
 	}
 	job := &queue.Job{WorkspaceID: p.WorkspaceID, Kind: JobKindRun, MaxAttempts: runMaxAttempts}
 	if err := s.store.CreateExperiment(ctx, e, job); err != nil {
@@ -266,6 +277,8 @@ func (s *Service) resolveEvaluators(ctx context.Context, p *canvas.Principal, c 
 		case TypeWebhook:
 			if s.sender == nil {
 				v.add(path+"/type", "webhook evaluators are not configured on this server")
+			} else if s.sealer == nil {
+				v.add(path+"/type", "webhook evaluators need a secrets key on this server, which seals their secrets")
 			}
 		}
 	}
@@ -566,8 +579,9 @@ func (s *Service) Annotate(ctx context.Context, experimentID, resultID string, a
 
 // CreateEvaluator saves an evaluator for a canvas's experiments. It
 // requires the editor role. A webhook evaluator without a secret is given
-// a new one, which this answer shows, and no read shows again. A name the
-// canvas has already given another evaluator is CONFLICT.
+// a new one, which this answer shows, and no read shows again; the secret
+// is stored sealed. A name the canvas has already given another evaluator
+// is CONFLICT.
 func (s *Service) CreateEvaluator(ctx context.Context, params CreateEvaluatorParams) (*SavedEvaluator, error) {
 	p, err := canvas.Authorize(ctx, canvas.RoleEditor)
 	if err != nil {
@@ -594,10 +608,16 @@ func (s *Service) CreateEvaluator(ctx context.Context, params CreateEvaluatorPar
 	if params.Type == TypeWebhook && params.Secret == "" {
 		params.Secret = newSecret()
 	}
-	saved := &SavedEvaluator{Evaluator: params.Evaluator, WorkspaceID: p.WorkspaceID, PromptID: c.ID, CreatedBy: p.Actor()}
+	params.ID = uuid.NewString()
+	sealed, err := s.seal(p.WorkspaceID, savedSecretID(params.ID), params.Evaluator)
+	if err != nil {
+		return nil, err
+	}
+	saved := &SavedEvaluator{Evaluator: sealed, WorkspaceID: p.WorkspaceID, PromptID: c.ID, CreatedBy: p.Actor()}
 	if err := s.store.CreateEvaluator(ctx, saved); err != nil {
 		return nil, err
 	}
+	saved.Secret, saved.Sealed = params.Secret, nil
 	return saved, nil
 }
 

@@ -55,6 +55,21 @@ type Store interface {
 	// ListEvaluators returns one page of a canvas's saved evaluators, by
 	// name, and how many it has.
 	ListEvaluators(ctx context.Context, workspaceID string, q EvaluatorQuery) ([]*SavedEvaluator, int, error)
+
+	// SealedEvaluators returns, across every workspace, at most limit
+	// saved evaluators whose secrets key (SecretsKey) is neither nil nor
+	// keyID, with ids after afterID, by id: the work of a key rotation.
+	SealedEvaluators(ctx context.Context, keyID, afterID string, limit int) ([]*SavedEvaluator, error)
+	// ResealEvaluator replaces a saved evaluator's spec by e's, unless its
+	// secrets key is no longer oldKeyID (then it does nothing and reports
+	// false).
+	ResealEvaluator(ctx context.Context, e *SavedEvaluator, oldKeyID string) (bool, error)
+	// SealedExperiments is SealedEvaluators for experiments.
+	SealedExperiments(ctx context.Context, keyID, afterID string, limit int) ([]*Experiment, error)
+	// ResealExperiment replaces an experiment's request by e's, unless
+	// its secrets key is no longer oldKeyID (then it does nothing and
+	// reports false).
+	ResealExperiment(ctx context.Context, e *Experiment, oldKeyID string) (bool, error)
 }
 
 // ListQuery selects one page of a canvas's experiments.

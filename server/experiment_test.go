@@ -170,4 +170,5 @@ func TestExperiments_Validation(t *testing.T) {
 	r = e.Do(http.MethodGet, "/evaluators?promptId="+w.Canvas, e.Viewer, nil)
 	require.Equal(t, http.StatusOK, r.Status)
 	assert.NotContains(t, string(r.Body), "whsec_", "a list shows no secret")
+	assert.NotContains(t, string(r.Body), `"sealed"`, "nor the sealed one")
 }

@@ -51,7 +51,7 @@ func init() {
 			"run a canvas's test cases on a running server and fail when the candidate misses a gate (CI)", evalCmd},
 		{"secrets create-key", "--out FILE", "create a key file for --secrets-key-file (mode 0600)", secretsCreateKey},
 		{"secrets rotate-key", "[--secrets-key-file FILE] [--data DIR] [--database URL]",
-			"re-seal every credential under a new key, then drop the older keys from the key file", secretsRotateKey},
+			"re-seal every credential and webhook evaluator secret under a new key, then drop the older keys from the key file", secretsRotateKey},
 		{"audit verify", "[--workspace ID] [--expect-head WORKSPACE_ID=HASH]... [--data DIR] [--database URL]",
 			"check every workspace's audit hash chain, print each head, and fail naming every break", auditVerify},
 		{"audit export", "[--workspace ID] [--since RFC3339] [--out FILE] [--data DIR] [--database URL]",

@@ -65,10 +65,12 @@ func secretsCreateKey(_ context.Context, args []string, getenv func(string) stri
 	return nil
 }
 
-// secretsRotateKey re-seals every credential under a new key: it puts a
-// new key first in the key file (the older ones stay, so that running
-// servers keep opening what they sealed), re-seals every credential of
-// every workspace under it, and then removes the older keys from the file.
+// secretsRotateKey re-seals every credential and every webhook evaluator's
+// secret under a new key: it puts a new key first in the key file (the
+// older ones stay, so that running servers keep opening what they sealed),
+// re-seals every credential of every workspace under it, then the secrets
+// of saved evaluators and experiments (those stored in clear by an earlier
+// release too), and then removes the older keys from the file.
 // If the re-sealing stops, the file keeps every key and running the
 // command again finishes the work.
 func secretsRotateKey(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -110,16 +112,21 @@ func secretsRotateKey(ctx context.Context, args []string, getenv func(string) st
 		return err
 	}
 	n, err := eng.Credentials.RotateKey(ctx)
+	m := 0
+	if err == nil {
+		m, err = eng.Experiments.ResealSecrets(ctx)
+	}
 	if cerr := closeEngine(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("re-sealed %d credentials under key %s, then: %w (%s keeps every key: run the command again)",
-			n, next.ID, err, path)
+		return fmt.Errorf("re-sealed %d credentials and the webhook secrets of %d evaluators and experiments "+
+			"under key %s, then: %w (%s keeps every key: run the command again)", n, m, next.ID, err, path)
 	}
 	if err := credential.WriteKeyFile(path, []credential.Key{next}); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "re-sealed %d credentials under key %s; %s holds that key alone\n", n, next.ID, path)
+	fmt.Fprintf(stdout, "re-sealed %d credentials and the webhook secrets of %d evaluators and experiments "+
+		"under key %s; %s holds that key alone\n", n, m, next.ID, path)
 	return nil
 }

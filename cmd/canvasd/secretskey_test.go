@@ -104,9 +104,17 @@ func TestSecrets_RotateKey_SQLite(t *testing.T) {
 		require.Equal(t, http.StatusCreated, status, "%v", c)
 		keys[c["id"].(string)] = key
 	}
+	status, project := d.postJSON(t, "/projects", admin, map[string]any{"name": "p"})
+	require.Equal(t, http.StatusCreated, status, "%v", project)
+	status, cv := d.postJSON(t, "/prompt", admin, map[string]any{"title": "c", "projectId": project["id"]})
+	require.Equal(t, http.StatusCreated, status, "%v", cv)
+	status, ev := d.postJSON(t, "/evaluators", admin, map[string]any{"promptId": cv["id"], "name": "team",
+		"type": "webhook", "url": "https://example.com/judge"})
+	require.Equal(t, http.StatusCreated, status, "%v", ev)
+	require.NotEmpty(t, ev["secret"], "the new secret, shown once")
 
 	out := mustRun(t, nil, "secrets", "rotate-key", "--data", dir)
-	assert.Contains(t, out, "re-sealed 2 credentials")
+	assert.Contains(t, out, "re-sealed 2 credentials and the webhook secrets of 1 evaluators and experiments")
 	after := keyIDs(t, path)
 	require.Len(t, after, 1, "the older keys left the file")
 	assert.NotEqual(t, before[0], after[0])
@@ -128,7 +136,13 @@ func TestSecrets_RotateKey_SQLite(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, key, opened.APIKey)
 	}
-	assert.Contains(t, mustRun(t, nil, "secrets", "rotate-key", "--data", dir), "re-sealed 3 credentials")
+	saved, err := eng.Store.GetEvaluator(context.Background(), ws, ev["id"].(string))
+	require.NoError(t, err)
+	assert.Empty(t, saved.Secret, "stored sealed")
+	require.NotNil(t, saved.Sealed)
+	assert.Equal(t, after[0], saved.Sealed.KeyID, "re-sealed under the new key")
+	assert.Contains(t, mustRun(t, nil, "secrets", "rotate-key", "--data", dir),
+		"re-sealed 3 credentials and the webhook secrets of 1 evaluators and experiments")
 }
 
 // openWorkspace returns the id of the default workspace of eng.

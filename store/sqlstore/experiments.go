@@ -66,9 +66,10 @@ func (s *Store) CreateExperiment(ctx context.Context, e *experiment.Experiment, 
 		e.Status, e.CreatedAt, e.UpdatedAt, e.Progress.Done = experiment.StatusQueued, tx.Now, tx.Now, 0
 		e.StartedAt, e.CompletedAt, e.Error = nil, nil, nil
 		if _, err := tx.Exec(ctx, `INSERT INTO experiments (id, workspace_id, prompt_id, status, request, test_case_ids,
-			versions, total, runner, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			versions, total, runner, created_by, created_at, updated_at, secrets_key_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			e.ID, e.WorkspaceID, e.PromptID, e.Status, request, cases, versions, e.Progress.Total, runner, e.CreatedBy,
-			tx.Now, tx.Now); err != nil {
+			tx.Now, tx.Now, nullString(experiment.SecretsKey(e.Request.Evaluators...))); err != nil {
 			return err
 		}
 		job.RefID = e.ID
@@ -321,8 +322,8 @@ func (s *Store) CreateEvaluator(ctx context.Context, e *experiment.SavedEvaluato
 		}
 		e.CreatedAt, e.UpdatedAt = tx.Now, tx.Now
 		_, err = tx.Exec(ctx, `INSERT INTO evaluators (id, workspace_id, prompt_id, name, spec, created_by, created_at,
-			updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, e.ID, e.WorkspaceID, e.PromptID, e.Name, spec, e.CreatedBy,
-			tx.Now, tx.Now)
+			updated_at, secrets_key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, e.ID, e.WorkspaceID, e.PromptID, e.Name, spec,
+			e.CreatedBy, tx.Now, tx.Now, nullString(experiment.SecretsKey(e.Evaluator)))
 		if canvas.ErrorCode(err) == canvas.ECONFLICT {
 			return canvas.Errorf(canvas.ECONFLICT, "The canvas has an evaluator named %q already.", e.Name)
 		}
@@ -341,4 +342,57 @@ func (s *Store) ListEvaluators(ctx context.Context, workspaceID string, q experi
 	return listPage(ctx, s, listQuery{cols: evaluatorCols, from: `evaluators`, where: `workspace_id = ? AND prompt_id = ?`,
 		args: []any{workspaceID, q.PromptID}, order: `name, id`, limit: q.Limit, offset: q.Offset},
 		func(r Rows) (*experiment.SavedEvaluator, error) { return scanEvaluator(r) })
+}
+
+// SealedEvaluators returns, across every workspace, at most limit saved
+// evaluators whose secrets are in clear or sealed under another key than
+// keyID, with ids after afterID, by id.
+func (s *Store) SealedEvaluators(ctx context.Context, keyID, afterID string, limit int) ([]*experiment.SavedEvaluator, error) {
+	return getAll(ctx, s, scanEvaluator, `SELECT `+evaluatorCols+` FROM evaluators
+		WHERE secrets_key_id IS NOT NULL AND secrets_key_id <> ? AND id > ? ORDER BY id LIMIT ?`, keyID, afterID, limit)
+}
+
+// ResealEvaluator replaces a saved evaluator's spec by e's unless its
+// secrets key is no longer oldKeyID. The spec's secret is all that
+// changes, so the audit log is not written.
+func (s *Store) ResealEvaluator(ctx context.Context, e *experiment.SavedEvaluator, oldKeyID string) (bool, error) {
+	spec, err := jsonText(e.Evaluator)
+	if err != nil {
+		return false, err
+	}
+	var n int64
+	err = s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+		n, err = tx.Exec(ctx, `UPDATE evaluators SET spec = ?, secrets_key_id = ?
+			WHERE workspace_id = ? AND id = ? AND secrets_key_id = ?`,
+			spec, nullString(experiment.SecretsKey(e.Evaluator)), e.WorkspaceID, e.ID, oldKeyID)
+		return err
+	})
+	return n == 1, err
+}
+
+// SealedExperiments returns, across every workspace, at most limit
+// experiments whose evaluators' secrets are in clear or sealed under
+// another key than keyID, with ids after afterID, by id.
+func (s *Store) SealedExperiments(ctx context.Context, keyID, afterID string, limit int) ([]*experiment.Experiment, error) {
+	return getAll(ctx, s, scanExperiment, `SELECT `+experimentCols+` FROM experiments e
+		WHERE e.secrets_key_id IS NOT NULL AND e.secrets_key_id <> ? AND e.id > ? ORDER BY e.id LIMIT ?`,
+		keyID, afterID, limit)
+}
+
+// ResealExperiment replaces an experiment's request by e's unless its
+// secrets key is no longer oldKeyID; as for ResealEvaluator, the audit
+// log is not written.
+func (s *Store) ResealExperiment(ctx context.Context, e *experiment.Experiment, oldKeyID string) (bool, error) {
+	request, err := jsonText(e.Request)
+	if err != nil {
+		return false, err
+	}
+	var n int64
+	err = s.write(ctx, Alone, func(ctx context.Context, tx *Tx) error {
+		n, err = tx.Exec(ctx, `UPDATE experiments SET request = ?, secrets_key_id = ?
+			WHERE workspace_id = ? AND id = ? AND secrets_key_id = ?`,
+			request, nullString(experiment.SecretsKey(e.Request.Evaluators...)), e.WorkspaceID, e.ID, oldKeyID)
+		return err
+	})
+	return n == 1, err
 }

@@ -220,4 +220,94 @@ func testExperiments(t *testing.T, newStore func(t *testing.T) store.Store) {
 		_, err = f.s.GetEvaluator(f.ctx, f.Workspace("other").ID, e.ID)
 		requireCode(t, canvas.ENOTFOUND, err)
 	})
+	run(t, newStore, "EvaluatorSecretsReseal", func(t *testing.T, f *fixture) {
+		c := f.Canvas("c", f.Project("p"), "alice")
+		sealed := func(key string) *experiment.SealedSecret {
+			return &experiment.SealedSecret{Ciphertext: []byte("ciphertext-" + key), Nonce: []byte("nonce-" + key), KeyID: key}
+		}
+		hook := func(name string, secret string, s *experiment.SealedSecret) experiment.Evaluator {
+			return experiment.Evaluator{Name: name, Type: experiment.TypeWebhook, URL: "https://example.com/" + name,
+				Secret: secret, Sealed: s}
+		}
+		saved := map[string]*experiment.SavedEvaluator{}
+		for name, ev := range map[string]experiment.Evaluator{
+			"rule": {Name: "rule", Type: "exact"}, "clear": hook("clear", "whsec_Y2xlYXI=", nil),
+			"old": hook("old", "", sealed("k1")), "current": hook("current", "", sealed("k2")),
+		} {
+			saved[name] = &experiment.SavedEvaluator{WorkspaceID: f.ws.ID, PromptID: c.ID, CreatedBy: "alice", Evaluator: ev}
+			require.NoError(t, f.s.CreateEvaluator(f.ctx, saved[name]))
+		}
+		names := func(list []*experiment.SavedEvaluator) []string {
+			var out []string
+			for _, e := range list {
+				out = append(out, e.Name)
+			}
+			return out
+		}
+		todo, err := f.s.SealedEvaluators(f.ctx, "k2", "", 10)
+		require.NoError(t, err)
+		assert.ElementsMatch(t, []string{"clear", "old"}, names(todo), "in clear or under another key")
+		first, err := f.s.SealedEvaluators(f.ctx, "k2", "", 1)
+		require.NoError(t, err)
+		require.Len(t, first, 1)
+		rest, err := f.s.SealedEvaluators(f.ctx, "k2", first[0].ID, 10)
+		require.NoError(t, err)
+		assert.Equal(t, names(todo)[1:], names(rest), "by id, after afterID")
+
+		old := saved["old"]
+		old.Sealed = sealed("k2")
+		ok, err := f.s.ResealEvaluator(f.ctx, old, "k1")
+		require.NoError(t, err)
+		assert.True(t, ok)
+		ok, err = f.s.ResealEvaluator(f.ctx, old, "k1")
+		require.NoError(t, err)
+		assert.False(t, ok, "resealed meanwhile")
+		got, err := f.s.GetEvaluator(f.ctx, f.ws.ID, old.ID)
+		require.NoError(t, err)
+		assert.Equal(t, sealed("k2"), got.Sealed)
+		clearOne := saved["clear"]
+		clearOne.Secret, clearOne.Sealed = "", sealed("k2")
+		ok, err = f.s.ResealEvaluator(f.ctx, clearOne, "")
+		require.NoError(t, err)
+		assert.True(t, ok)
+		todo, err = f.s.SealedEvaluators(f.ctx, "k2", "", 10)
+		require.NoError(t, err)
+		assert.Empty(t, todo)
+
+		v := f.Version(c, "v1")
+		rules, _ := f.Experiment(v, 1)
+		rules.Request.Evaluators = []experiment.Evaluator{hook("a", "", sealed("k2"))}
+		ok, err = f.s.ResealExperiment(f.ctx, rules, "")
+		require.NoError(t, err)
+		assert.False(t, ok, "an experiment without secrets is not one to reseal")
+		current := &experiment.Experiment{WorkspaceID: f.ws.ID, PromptID: c.ID, TestCaseIDs: []string{uuid.NewString()},
+			Request: experiment.Request{PromptID: c.ID, VersionIDs: []string{v.ID}, Repetitions: 1,
+				Evaluators: []experiment.Evaluator{hook("a", "", sealed("k2"))}},
+			Progress: experiment.Progress{Total: 1}, CreatedBy: "alice"}
+		require.NoError(t, f.s.CreateExperiment(f.ctx, current, &queue.Job{WorkspaceID: f.ws.ID, Kind: experiment.JobKindRun}))
+		both := &experiment.Experiment{WorkspaceID: f.ws.ID, PromptID: c.ID, TestCaseIDs: []string{uuid.NewString()},
+			Request: experiment.Request{PromptID: c.ID, VersionIDs: []string{v.ID}, Repetitions: 1,
+				Evaluators: []experiment.Evaluator{hook("a", "", sealed("k1")), hook("b", "", sealed("k2"))}},
+			Progress: experiment.Progress{Total: 1}, CreatedBy: "alice"}
+		require.NoError(t, f.s.CreateExperiment(f.ctx, both, &queue.Job{WorkspaceID: f.ws.ID, Kind: experiment.JobKindRun}))
+		list, err := f.s.SealedExperiments(f.ctx, "k2", "", 10)
+		require.NoError(t, err)
+		require.Len(t, list, 1, "the experiment whose secrets are under two keys")
+		assert.Equal(t, both.ID, list[0].ID)
+		assert.Equal(t, both.Request.Evaluators, list[0].Request.Evaluators)
+
+		both.Request.Evaluators[0].Sealed = sealed("k2")
+		ok, err = f.s.ResealExperiment(f.ctx, both, "")
+		require.NoError(t, err)
+		assert.True(t, ok)
+		gotExp, err := f.s.GetExperiment(f.ctx, f.ws.ID, both.ID)
+		require.NoError(t, err)
+		assert.Equal(t, sealed("k2"), gotExp.Request.Evaluators[0].Sealed)
+		list, err = f.s.SealedExperiments(f.ctx, "k2", "", 10)
+		require.NoError(t, err)
+		assert.Empty(t, list)
+		list, err = f.s.SealedExperiments(f.ctx, "k3", "", 10)
+		require.NoError(t, err)
+		assert.Len(t, list, 2, "every experiment with secrets, when the key changes again")
+	})
 }
