@@ -303,8 +303,14 @@ func TestSplit_Watch(t *testing.T) {
 	assert.Equal(t, keyedVersion, ev.VersionID)
 	assert.Equal(t, keyed.Header.Get("ETag"), ev.ETag, "the key's version and its tag")
 
-	// A new split is a change for both.
-	publish(map[string]any{"split": split(v3, 50, v1, 25, v2, 25)})
+	// A new split is a change for both. It leaves out the key's version,
+	// so that the key's is another too: a split that kept it could assign
+	// the key the same version again, which changes nothing for it.
+	other := v1
+	if keyedVersion == v1 {
+		other = v2
+	}
+	publish(map[string]any{"split": split(v3, 50, other, 50)})
 	ev = whole.next(t)
 	assert.Equal(t, v3, ev.VersionID)
 	ev = mine.next(t)
