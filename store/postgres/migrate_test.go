@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/promptcanvas/promptcanvas/canvas"
 	"github.com/promptcanvas/promptcanvas/internal/pgtest"
 	"github.com/promptcanvas/promptcanvas/store/sqlstore"
+	"github.com/promptcanvas/promptcanvas/store/storetest"
 )
 
 // Processes starting at once on a new database apply each migration once:
@@ -74,47 +74,18 @@ func TestMigrate_NewerDatabase(t *testing.T) {
 
 // TestMigration015_EvaluatorSecrets shows that the rows holding a webhook
 // secret in clear before migration 015 are the ones a key rotation
-// re-seals afterwards, whatever the current key, and no other row.
+// re-seals afterwards (storetest.CheckClearSecretsFound).
 func TestMigration015_EvaluatorSecrets(t *testing.T) {
 	dsn := pgtest.New(t)
 	ctx := context.Background()
 	old, err := openBefore(ctx, dsn, "migrations/015_evaluator_secrets.sql")
 	require.NoError(t, err)
-	ws := &canvas.Workspace{Name: "acme"}
-	require.NoError(t, old.CreateWorkspace(ctx, ws))
-	evaluators := map[string]string{
-		"ev-hook": `{"id":"ev-hook","name":"team","type":"webhook","url":"https://example.com/hook","secret":"whsec_bGVnYWN5"}`,
-		"ev-rule": `{"id":"ev-rule","name":"exact","type":"exact"}`,
-	}
-	experiments := map[string]string{
-		"ex-hook": `{"promptId":"p","evaluators":[{"name":"exact","type":"exact"},` +
-			`{"name":"team","type":"webhook","url":"https://example.com/hook","secret":"whsec_bGVnYWN5"}]}`,
-		"ex-rule": `{"promptId":"p","evaluators":[{"name":"exact","type":"exact"}]}`,
-	}
-	for id, spec := range evaluators {
-		_, err := old.pool.Exec(ctx, `INSERT INTO evaluators (id, workspace_id, prompt_id, name, spec, created_by,
-			created_at, updated_at) VALUES ($1, $2, 'p', $1, $3, 'alice', now(), now())`, id, ws.ID, spec)
-		require.NoError(t, err)
-	}
-	for id, request := range experiments {
-		_, err := old.pool.Exec(ctx, `INSERT INTO experiments (id, workspace_id, prompt_id, status, request,
-			test_case_ids, versions, total, runner, created_by, created_at, updated_at)
-			VALUES ($1, $2, 'p', 'completed', $3, '[]', '[]', 0, '{}', 'alice', now(), now())`, id, ws.ID, request)
-		require.NoError(t, err)
-	}
+	_, err = old.pool.Exec(ctx, storetest.ClearSecretsData, pgx.QueryExecModeSimpleProtocol)
+	require.NoError(t, err)
 	old.Close()
 
 	db, err := Open(ctx, dsn)
 	require.NoError(t, err)
 	defer db.Close()
-	evs, err := db.SealedEvaluators(ctx, "any-key", "", 10)
-	require.NoError(t, err)
-	require.Len(t, evs, 1)
-	assert.Equal(t, "ev-hook", evs[0].ID)
-	assert.Equal(t, "whsec_bGVnYWN5", evs[0].Secret, "read as it was stored")
-	exps, err := db.SealedExperiments(ctx, "any-key", "", 10)
-	require.NoError(t, err)
-	require.Len(t, exps, 1)
-	assert.Equal(t, "ex-hook", exps[0].ID)
-	assert.Equal(t, "whsec_bGVnYWN5", exps[0].Request.Evaluators[1].Secret)
+	storetest.CheckClearSecretsFound(t, db)
 }

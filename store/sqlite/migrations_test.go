@@ -9,6 +9,7 @@ import (
 
 	"github.com/promptcanvas/promptcanvas/queue"
 	"github.com/promptcanvas/promptcanvas/store/sqlstore"
+	"github.com/promptcanvas/promptcanvas/store/storetest"
 	"github.com/promptcanvas/promptcanvas/webhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -90,7 +91,7 @@ func TestOpen_NewerDatabase(t *testing.T) {
 
 // TestMigration033_EvaluatorSecrets shows that the rows holding a webhook
 // secret in clear before migration 033 are the ones a key rotation
-// re-seals afterwards, whatever the current key, and no other row.
+// re-seals afterwards (storetest.CheckClearSecretsFound).
 func TestMigration033_EvaluatorSecrets(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "canvas.db")
@@ -98,38 +99,9 @@ func TestMigration033_EvaluatorSecrets(t *testing.T) {
 	require.NoError(t, err)
 	old := &DB{write: raw, Now: func() time.Time { return time.Now().UTC() }}
 	require.NoError(t, old.migrateBefore(ctx, "migrations/033_evaluator_secrets.sql"))
-	now := formatTime(time.Now().UTC())
-	evaluators := map[string]string{
-		"ev-hook": `{"id":"ev-hook","name":"team","type":"webhook","url":"https://example.com/hook","secret":"whsec_bGVnYWN5"}`,
-		"ev-rule": `{"id":"ev-rule","name":"exact","type":"exact"}`,
-	}
-	experiments := map[string]string{
-		"ex-hook": `{"promptId":"p","evaluators":[{"name":"exact","type":"exact"},` +
-			`{"name":"team","type":"webhook","url":"https://example.com/hook","secret":"whsec_bGVnYWN5"}]}`,
-		"ex-rule": `{"promptId":"p","evaluators":[{"name":"exact","type":"exact"}]}`,
-	}
-	for id, spec := range evaluators {
-		_, err = raw.ExecContext(ctx, `INSERT INTO evaluators (id, workspace_id, prompt_id, name, spec, created_by,
-			created_at, updated_at) VALUES (?, 'ws', 'p', ?, ?, 'alice', ?, ?)`, id, id, spec, now, now)
-		require.NoError(t, err)
-	}
-	for id, request := range experiments {
-		_, err = raw.ExecContext(ctx, `INSERT INTO experiments (id, workspace_id, prompt_id, status, request,
-			test_case_ids, versions, total, runner, created_by, created_at, updated_at)
-			VALUES (?, 'ws', 'p', 'completed', ?, '[]', '[]', 0, '{}', 'alice', ?, ?)`, id, request, now, now)
-		require.NoError(t, err)
-	}
+	_, err = raw.ExecContext(ctx, storetest.ClearSecretsData)
+	require.NoError(t, err)
 	require.NoError(t, raw.Close())
 
-	db := mustOpen(t, path)
-	evs, err := db.SealedEvaluators(ctx, "any-key", "", 10)
-	require.NoError(t, err)
-	require.Len(t, evs, 1)
-	assert.Equal(t, "ev-hook", evs[0].ID)
-	assert.Equal(t, "whsec_bGVnYWN5", evs[0].Secret, "read as it was stored")
-	exps, err := db.SealedExperiments(ctx, "any-key", "", 10)
-	require.NoError(t, err)
-	require.Len(t, exps, 1)
-	assert.Equal(t, "ex-hook", exps[0].ID)
-	assert.Equal(t, "whsec_bGVnYWN5", exps[0].Request.Evaluators[1].Secret)
+	storetest.CheckClearSecretsFound(t, mustOpen(t, path))
 }

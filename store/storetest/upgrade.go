@@ -86,3 +86,45 @@ func CheckFirstReleaseData(t *testing.T, s store.Store) {
 	require.NoError(t, s.CreateVersion(ctx, v3))
 	assert.Equal(t, 3, v3.VersionIndex)
 }
+
+// ClearSecretsData is what servers before the sealing of webhook
+// evaluators' secrets wrote, as SQL that runs on both drivers' schemas
+// just before that migration (SQLite's 033, Postgres's 015): a saved
+// webhook evaluator and an experiment with an inline one, each holding its
+// secret in clear, beside an evaluator and an experiment without a secret.
+// CheckClearSecretsFound reads it back after today's migrations.
+const ClearSecretsData = `
+INSERT INTO workspaces (id, name, created_at) VALUES ('ws-secrets', 'acme', '2026-11-01T10:00:00.000000000Z');
+INSERT INTO evaluators (id, workspace_id, prompt_id, name, spec, created_by, created_at, updated_at) VALUES
+	('ev-hook', 'ws-secrets', 'p', 'ev-hook',
+	'{"id":"ev-hook","name":"team","type":"webhook","url":"https://example.com/hook","secret":"whsec_bGVnYWN5"}',
+	'alice', '2026-11-01T10:00:01.000000000Z', '2026-11-01T10:00:01.000000000Z'),
+	('ev-rule', 'ws-secrets', 'p', 'ev-rule', '{"id":"ev-rule","name":"exact","type":"exact"}',
+	'alice', '2026-11-01T10:00:01.000000000Z', '2026-11-01T10:00:01.000000000Z');
+INSERT INTO experiments (id, workspace_id, prompt_id, status, request, test_case_ids, versions, total, runner,
+	created_by, created_at, updated_at) VALUES
+	('ex-hook', 'ws-secrets', 'p', 'completed', '{"promptId":"p","evaluators":[{"name":"exact","type":"exact"},` +
+	`{"name":"team","type":"webhook","url":"https://example.com/hook","secret":"whsec_bGVnYWN5"}]}',
+	'[]', '[]', 0, '{}', 'alice', '2026-11-01T10:00:02.000000000Z', '2026-11-01T10:00:02.000000000Z'),
+	('ex-rule', 'ws-secrets', 'p', 'completed', '{"promptId":"p","evaluators":[{"name":"exact","type":"exact"}]}',
+	'[]', '[]', 0, '{}', 'alice', '2026-11-01T10:00:02.000000000Z', '2026-11-01T10:00:02.000000000Z');
+`
+
+// CheckClearSecretsFound checks, on s opened (and so migrated) over a
+// database holding ClearSecretsData, that the rows holding a webhook
+// secret in clear are the ones a key rotation re-seals, whatever the
+// current key, and no other row, their secrets read as they were stored.
+func CheckClearSecretsFound(t *testing.T, s store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	evs, err := s.SealedEvaluators(ctx, "any-key", "", 10)
+	require.NoError(t, err)
+	require.Len(t, evs, 1)
+	assert.Equal(t, "ev-hook", evs[0].ID)
+	assert.Equal(t, "whsec_bGVnYWN5", evs[0].Secret, "read as it was stored")
+	exps, err := s.SealedExperiments(ctx, "any-key", "", 10)
+	require.NoError(t, err)
+	require.Len(t, exps, 1)
+	assert.Equal(t, "ex-hook", exps[0].ID)
+	assert.Equal(t, "whsec_bGVnYWN5", exps[0].Request.Evaluators[1].Secret)
+}
