@@ -116,7 +116,8 @@ func (s *Store) audited(ctx context.Context, tx *Tx, c change, fn func() error) 
 	return appendEvent(ctx, tx, c, project, before, after)
 }
 
-// The statements of every audited change (hot on SQLite: HotAuditQueries).
+// The statements of audited changes; the chain's two, which every change
+// runs, are hot on SQLite (HotAuditQueries).
 const (
 	// qCanvasProject reads the project of a canvas, deleted or not: its
 	// project still says whose the change was.
@@ -125,15 +126,12 @@ const (
 	qInsertEvent   = `INSERT INTO audit_events (workspace_id, seq, id, time, project_id, actor_type, actor_id,
 		action, resource_type, resource_id, before, after, request_id, remote_addr, prev_hash, hash)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	// qEnvByID reads an environment by id, as an environment's events
-	// show it.
-	qEnvByID = `SELECT ` + envCols + envFrom + ` AND e.id = ?`
 )
 
-// HotAuditQueries are the statements every audited publish runs, which
-// the SQLite driver prepares once.
+// HotAuditQueries are the statements every audited change, a publish among
+// them, runs to append its event, which the SQLite driver prepares once.
 func HotAuditQueries() []string {
-	return []string{qCanvasProject, qAuditHead, qInsertEvent, qEnvByID}
+	return []string{qAuditHead, qInsertEvent}
 }
 
 // appendEvent appends the event of change c, with the resource's state

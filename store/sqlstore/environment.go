@@ -27,6 +27,10 @@ const envFrom = ` FROM environments e JOIN canvases c ON c.id = e.canvas_id
 	LEFT JOIN publications ap ON ap.environment_id = e.id AND ap.is_active
 	WHERE c.workspace_id = ? AND c.deleted_at IS NULL`
 
+// qEnvByID reads an environment by id; its parameters are the workspace
+// and the id.
+const qEnvByID = `SELECT ` + envCols + envFrom + ` AND e.id = ?`
+
 // qFindEnv reads an environment by canvas and name.
 const qFindEnv = `SELECT ` + envCols + envFrom + ` AND e.canvas_id = ? AND e.name = ?`
 
@@ -68,7 +72,7 @@ func (s *Store) GetEnvironment(ctx context.Context, workspaceID, id string) (*en
 	var e *env.Environment
 	err := s.readAlone(ctx, func(ctx context.Context, tx *Tx) error {
 		var err error
-		e, err = scanEnvironment(tx.QueryRow(ctx, `SELECT `+envCols+envFrom+` AND e.id = ?`, workspaceID, id))
+		e, err = scanEnvironment(tx.QueryRow(ctx, qEnvByID, workspaceID, id))
 		if errors.Is(err, ErrNoRows) {
 			return canvas.NotFound("environment")
 		}
@@ -210,7 +214,7 @@ func (s *Store) SetPolicy(ctx context.Context, p env.PolicyParams) (*env.Environ
 			WHERE id = ?`, p.Protected, approvals, experiment, p.ID); err != nil {
 			return err
 		}
-		out, err = scanEnvironment(tx.QueryRow(ctx, `SELECT `+envCols+envFrom+` AND e.id = ?`, p.WorkspaceID, p.ID))
+		out, err = scanEnvironment(tx.QueryRow(ctx, qEnvByID, p.WorkspaceID, p.ID))
 		return err
 	})
 	if err != nil {
