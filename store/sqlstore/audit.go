@@ -79,32 +79,12 @@ func (s *Store) writeChange(ctx context.Context, g Group, c *change, fn func(ctx
 }
 
 // audited runs fn, which makes change c in tx, and appends c's event: the
-// resource's state before fn and after it.
+// resource's state before fn and after it, read in tx unless the write
+// knows them (change.known).
 func (s *Store) audited(ctx context.Context, tx *Tx, c change, fn func() error) error {
-	if c.known != nil {
-		if err := fn(); err != nil {
-			return err
-		}
-		before, after, own := c.known()
-		return appendEvent(ctx, tx, c, own.project, before, after)
-	}
-	var before any
-	var own owner
-	if *c.id != "" {
-		var err error
-		if before, own, err = c.kind.state(ctx, s, tx, c.workspaceID, *c.id); err != nil {
-			return err
-		}
-	}
-	if err := fn(); err != nil {
-		return err
-	}
-	after, afterOwn, err := c.kind.state(ctx, s, tx, c.workspaceID, *c.id)
+	before, after, own, err := s.states(ctx, tx, c, fn)
 	if err != nil {
 		return err
-	}
-	if after != nil {
-		own = afterOwn
 	}
 	project := own.project
 	if own.canvasID != "" {
@@ -114,6 +94,34 @@ func (s *Store) audited(ctx context.Context, tx *Tx, c change, fn func() error) 
 		}
 	}
 	return appendEvent(ctx, tx, c, project, before, after)
+}
+
+// states runs fn and returns the states of c's resource before and after
+// it, and their owner (the state after's when there is one).
+func (s *Store) states(ctx context.Context, tx *Tx, c change, fn func() error) (before, after any, own owner, err error) {
+	if c.known != nil {
+		if err := fn(); err != nil {
+			return nil, nil, owner{}, err
+		}
+		before, after, own = c.known()
+		return before, after, own, nil
+	}
+	if *c.id != "" {
+		if before, own, err = c.kind.state(ctx, s, tx, c.workspaceID, *c.id); err != nil {
+			return nil, nil, owner{}, err
+		}
+	}
+	if err := fn(); err != nil {
+		return nil, nil, owner{}, err
+	}
+	after, afterOwn, err := c.kind.state(ctx, s, tx, c.workspaceID, *c.id)
+	if err != nil {
+		return nil, nil, owner{}, err
+	}
+	if after != nil {
+		own = afterOwn
+	}
+	return before, after, own, nil
 }
 
 // The statements of audited changes; the chain's two, which every change
