@@ -50,16 +50,26 @@ func Snapshot(v any) (json.RawMessage, error) {
 	return json.Marshal(tree)
 }
 
+// memberPatterns are the names of secretMembers and headerMembers as they
+// appear in JSON, quoted: what maySecret looks for.
+var memberPatterns = func() [][]byte {
+	var out [][]byte
+	for _, names := range []map[string]bool{secretMembers, headerMembers} {
+		for name := range names {
+			out = append(out, []byte(`"`+name+`"`))
+		}
+	}
+	return out
+}()
+
 // maySecret reports whether raw may hold a member that redact blanks: it
 // holds one of their names, in any case. Most states hold none, and are
 // kept as they were marshalled without being decoded again.
 func maySecret(raw []byte) bool {
 	lower := bytes.ToLower(raw)
-	for _, names := range []map[string]bool{secretMembers, headerMembers} {
-		for name := range names {
-			if bytes.Contains(lower, []byte(`"`+name+`"`)) {
-				return true
-			}
+	for _, p := range memberPatterns {
+		if bytes.Contains(lower, p) {
+			return true
 		}
 	}
 	return false
